@@ -1,0 +1,1 @@
+"""The common protocol, experiment specs, the grid runner, the results store and the CLI."""
