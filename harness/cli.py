@@ -1,0 +1,121 @@
+"""The ``s3vm-bench`` command line.
+
+Subcommands::
+
+    s3vm-bench data list                 name, n, d, classes, sparse, source, cached
+    s3vm-bench data fetch NAME... | --all
+    s3vm-bench data info NAME
+    s3vm-bench demo                      the main job on built-in (synthetic) data
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+__all__ = ["main", "build_parser"]
+
+
+def _data_list(args) -> int:
+    from data_registry import list_datasets
+
+    rows = []
+    for s in list_datasets():
+        n, d, k = s.expected_shape
+        src = "network" if s.network_only else (s.files[0].split("/")[0] if s.files else "scikit-learn")
+        rows.append((s.name, str(n), str(d), str(k), "yes" if s.sparse else "no", src,
+                     "n/a" if s.network_only or not s.files else ("yes" if s.cached() else "no")))
+    head = ("name", "n", "d", "classes", "sparse", "source", "cached")
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    for r in [head] + rows:
+        print("  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    return 0
+
+
+def _data_fetch(args) -> int:
+    from data_registry import DataFetchError, get_spec, list_datasets, load_dataset
+
+    names = [s.name for s in list_datasets(include_network=False)] if args.all else args.names
+    if not names:
+        print("name at least one data set, or --all", file=sys.stderr)
+        return 2
+    failures = 0
+    for name in names:
+        try:
+            spec = get_spec(name)
+            ds = load_dataset(spec.name)  # fetches, verifies and parses: a full check
+        except (ValueError, DataFetchError) as exc:
+            failures += 1
+            print(f"{name}: FAILED: {exc}", file=sys.stderr)
+            continue
+        print(f"{spec.name}: ok ({ds.n_samples} x {ds.n_features}, {ds.n_classes} classes)")
+    return 1 if failures else 0
+
+
+def _data_info(args) -> int:
+    from data_registry import DataFetchError, get_spec, load_dataset
+
+    try:
+        spec = get_spec(args.name)
+        ds = load_dataset(spec.name)
+    except (ValueError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(ds.summary())
+    if spec.paper_shape is not None:
+        n, d, k = spec.paper_shape
+        print(f"  paper ({spec.paper_ref}): {n} x {d}, {k} classes")
+    if spec.note:
+        print(f"  note: {spec.note}")
+    print("  files: " + (", ".join(spec.files) if spec.files else "(none: built in or network-only)"))
+    return 0
+
+
+def _demo(args) -> int:
+    from data_registry import jmlr2008_splits, two_moons
+
+    print("== data sets in the catalog ==")
+    _data_list(args)
+    print()
+    print(f"== two moons, realization seed={args.seed} (JMLR 2008 Sec. 5.1) ==")
+    ds = two_moons(seed=args.seed)
+    print(ds.summary())
+    split = jmlr2008_splits(ds, n_splits=1, n_labeled=2)[0]
+    print(f"labeled points (fixed): {ds.X[split.labeled].round(3).tolist()} classes {ds.y[split.labeled].tolist()}")
+    Xu = ds.X[split.unlabeled]
+    print(f"unlabeled: {Xu.shape[0]} points, mean {Xu.mean(axis=0).round(3).tolist()}, "
+          f"class counts {np.bincount(ds.y[split.unlabeled]).tolist()}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="s3vm-bench", description="Semi-supervised SVM benchmark suite.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    data = sub.add_parser("data", help="list, fetch and describe the data sets")
+    dsub = data.add_subparsers(dest="data_command", required=True)
+    dsub.add_parser("list", help="every data set with its size and cache state").set_defaults(func=_data_list)
+    f = dsub.add_parser("fetch", help="download and verify data sets")
+    f.add_argument("names", nargs="*", metavar="NAME")
+    f.add_argument("--all", action="store_true", help="every data set that is not network-only")
+    f.set_defaults(func=_data_fetch)
+    i = dsub.add_parser("info", help="load one data set and describe it")
+    i.add_argument("name", metavar="NAME")
+    i.set_defaults(func=_data_info)
+
+    d = sub.add_parser("demo", help="the main job on built-in data (no download)")
+    d.add_argument("--seed", type=int, default=0)
+    d.set_defaults(func=_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``s3vm-bench`` console script."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
