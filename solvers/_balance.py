@@ -1,0 +1,143 @@
+"""Class balance: the fraction r of positive unlabeled points (JMLR 2008 eq. 3).
+
+* :func:`exact_r` and :func:`estimate_r` -- the two settings of the common protocol: r is the
+  true positive fraction of the unlabeled set (JMLR 2008 Sec. 5.2, the Table 8 setting) or is
+  estimated from the labeled set (Sec. 5.4.5, the Table 13 setting).
+* :func:`n_positive` -- the target count round(u r).
+* :func:`threshold_to_count` -- labels with exactly that many positives, by ranking the outputs
+  (how combinatorial solvers initialize and how S3VM-light keeps eq. 3 exact).
+* :func:`dichotomic_search` -- the bisection of JMLR 2008 Sec. 4 on the threshold r~ of the
+  mean-output constraint (eq. 12) until exactly round(u r) outputs are positive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "dichotomic_search",
+           "DichotomicResult"]
+
+
+def check_r(r) -> float:
+    """Validate a class ratio: a finite float strictly between 0 and 1."""
+    try:
+        r = float(r)
+    except (TypeError, ValueError):
+        raise TypeError(f"r must be a number in (0, 1), got {r!r}") from None
+    if not (0.0 < r < 1.0):
+        raise ValueError(f"r must lie strictly between 0 and 1 (a fraction of positive unlabeled points), got {r}")
+    return r
+
+
+def exact_r(y_unlabeled_pm) -> float:
+    """True positive fraction of the unlabeled points (labels in {-1, +1})."""
+    y = np.asarray(y_unlabeled_pm)
+    if y.size == 0:
+        raise ValueError("the unlabeled set is empty: r is undefined")
+    return float(np.mean(y > 0))
+
+
+def estimate_r(y_labeled_pm) -> float:
+    """r = (mean(y_labeled) + 1) / 2 (JMLR 2008 Sec. 5.4.5)."""
+    y = np.asarray(y_labeled_pm, dtype=float)
+    if y.size == 0:
+        raise ValueError("no labeled point: r cannot be estimated")
+    return float(0.5 * (y.mean() + 1.0))
+
+
+def n_positive(u: int, r: float) -> int:
+    """round(u r), the number of unlabeled points constraint (3) makes positive.
+
+    Python's round-half-to-even is avoided so that u r = k + 1/2 always rounds up.
+    """
+    return int(np.floor(u * r + 0.5))
+
+
+def threshold_to_count(outputs, k: int) -> np.ndarray:
+    """Labels in {-1, +1} with exactly ``k`` positives: the ``k`` largest outputs.
+
+    Ties are broken by position (stable sort), so the result is deterministic.
+    """
+    o = np.asarray(outputs, dtype=float).ravel()
+    if not 0 <= k <= o.size:
+        raise ValueError(f"cannot make {k} of {o.size} outputs positive")
+    labels = -np.ones(o.size)
+    order = np.argsort(-o, kind="stable")
+    labels[order[:k]] = 1.0
+    return labels
+
+
+@dataclass(frozen=True)
+class DichotomicResult:
+    """Outcome of :func:`dichotomic_search`.
+
+    ``exact`` says whether exactly ``target`` outputs are positive; otherwise ``outputs`` are
+    those of the closest r~ met and ``n_pos`` tells how close it got.
+    """
+
+    r_tilde: float
+    outputs: np.ndarray
+    n_pos: int
+    target: int
+    n_iter: int
+    exact: bool
+    payload: object = None
+
+
+def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], target: int, *, r0: float,
+                      max_iter: int = 40, step: float = 0.25) -> DichotomicResult:
+    """Search r~ until exactly ``target`` unlabeled outputs are positive (JMLR 2008 Sec. 4).
+
+    First the bracket is found: starting at ``r0``, r~ moves up (too few positives) or down (too
+    many) by a step that doubles each time, until the count crosses the target; then the bracket
+    is bisected. r~ is not confined to [0, 1]: the threshold ``b = 2 r~ - 1`` of eq. (12) must
+    be able to reach outputs beyond +-1.
+
+    Parameters
+    ----------
+    solve : callable
+        ``solve(r_tilde) -> (unlabeled_outputs, payload)``: trains the continuous S3VM under the
+        mean-output constraint (eq. 12) with threshold ``r_tilde`` (so ``b = 2 r_tilde - 1`` after
+        centering, eq. 13). A larger r~ raises the outputs, so the positive count is
+        non-decreasing in r~ (up to the solver's non-convexity, which bisection tolerates).
+    target : int
+        round(u r).
+    r0 : float
+        First r~ tried (the true or estimated r, as in the paper).
+    max_iter : int
+        Solves at most; the search also stops once the bracket is narrower than 1e-12.
+    step : float
+        First bracketing step in r~.
+
+    Returns
+    -------
+    DichotomicResult
+        The exact solution, or the closest count met (``exact=False``).
+    """
+    best = None
+    lo = hi = None  # r~ known to give too few / too many positives
+    r = float(r0)
+    it = 0
+    for it in range(1, max_iter + 1):
+        outputs, payload = solve(r)
+        outputs = np.asarray(outputs, dtype=float)
+        count = int(np.sum(outputs > 0))
+        if best is None or abs(count - target) < abs(best.n_pos - target):
+            best = DichotomicResult(r, outputs, count, target, it, count == target, payload)
+        if count == target:
+            return DichotomicResult(r, outputs, count, target, it, True, payload)
+        if count < target:
+            lo = r
+        else:
+            hi = r
+        if lo is not None and hi is not None:
+            if hi - lo < 1e-12:
+                break
+            r = 0.5 * (lo + hi)
+        else:  # still bracketing: move further in the needed direction
+            r = r + step if hi is None else r - step
+            step *= 2.0
+    return DichotomicResult(best.r_tilde, best.outputs, best.n_pos, target, it, False, best.payload)

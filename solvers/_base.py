@@ -1,0 +1,181 @@
+"""The estimator base every solver shares (scikit-learn API, ``y == -1`` means unlabeled).
+
+A solver subclasses :class:`BaseS3VM` and implements :meth:`BaseS3VM._fit_binary`, which solves
+one binary problem with labels ``y_pm`` in {-1, +1} on labeled points and 0 on unlabeled ones and
+returns a :class:`BinaryFit`: expansion coefficients over the training points (kernel) or a
+weight vector (linear kernel), the bias, iteration count and stop reason. The base does the
+rest once for all: input validation, kernel matrices, one-versus-rest for more than two classes
+(JMLR 2008 Sec. 5.2), ``decision_function``/``predict``, and the fitted attributes.
+
+Positive class: for two classes the positive one (output > 0) is ``classes_[1]``, the larger
+label in sorted order, as in scikit-learn; it is never "whichever label appears first".
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._kernels import gaussian_kernel, linear_kernel
+
+__all__ = ["BaseS3VM", "BinaryFit", "UNLABELED", "check_positive"]
+
+UNLABELED = -1
+
+
+def check_positive(value, name: str) -> float:
+    """A finite real number > 0, else ``ValueError`` (``TypeError`` for a non-number)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number, got {value!r}")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
+    return float(value)
+
+
+@dataclass
+class BinaryFit:
+    """The solution of one binary problem.
+
+    ``coef`` is ``w`` (shape (d,)) for the linear kernel, else ``beta`` over ``X_fit_`` so that
+    ``f(x) = sum_i beta_i k(x, x_i) + b``.
+    """
+
+    coef: np.ndarray
+    intercept: float
+    n_iter: int = 0
+    stop_reason: str = ""
+    info: dict | None = None
+
+
+class BaseS3VM(ClassifierMixin, BaseEstimator):
+    """Shared machinery of the solvers; not used directly.
+
+    Subclasses set the class attributes:
+
+    ``_accepts_sparse``
+        whether scipy.sparse X is supported (otherwise a ``TypeError`` asks for dense input);
+    ``_needs_unlabeled``
+        whether ``fit`` requires at least one unlabeled point (every S3VM does; a supervised
+        baseline does not).
+    """
+
+    _accepts_sparse = True
+    _needs_unlabeled = True
+
+    # ------------------------------------------------------------------ hooks
+    def _fit_binary(self, X, y_pm, labeled, gram):  # pragma: no cover - abstract
+        """Solve one binary problem; ``gram`` is the training Gram matrix (None if linear)."""
+        raise NotImplementedError
+
+    def _expansion_mask(self, labeled):
+        """Which training points carry expansion coefficients (all of them by default)."""
+        return np.ones_like(labeled)
+
+    def _check_params(self):
+        """Validate hyperparameters; subclasses extend (raise ValueError/TypeError)."""
+        kernel = getattr(self, "kernel", "rbf")
+        if kernel not in ("rbf", "linear"):
+            raise ValueError(f"kernel must be 'rbf' or 'linear', got {kernel!r}")
+        if kernel == "rbf":
+            check_positive(self.sigma, "sigma")
+        check_positive(self.C, "C")
+
+    # ----------------------------------------------------------------- kernels
+    def _kernel(self, A, B=None):
+        if self.kernel == "linear":
+            return linear_kernel(A, B)
+        return gaussian_kernel(A, B, sigma=self.sigma)
+
+    # --------------------------------------------------------------------- fit
+    def _validate_fit_input(self, X, y):
+        if not self._accepts_sparse and sp.issparse(X):
+            raise TypeError(f"{type(self).__name__} needs dense X; convert with X.toarray() "
+                            "(the algorithm it implements is not sparse-aware)")
+        X, y = validate_data(self, X, y, accept_sparse="csr" if self._accepts_sparse else False,
+                             dtype=np.float64, y_numeric=False)
+        if sp.issparse(X):
+            X = X.copy() if not X.has_sorted_indices else X
+            X.sort_indices()
+        target = type_of_target(y, raise_unknown=True)  # "Unknown label type" for objects
+        if target not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: y must hold class labels with {UNLABELED} for unlabeled "
+                             f"points; got a {target} target")
+        return X, np.asarray(y)
+
+    def fit(self, X, y):
+        """Fit on labeled and unlabeled points.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels; ``-1`` marks an unlabeled point (scikit-learn's semi-supervised
+            convention), so ``-1`` cannot be a class.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = self._validate_fit_input(X, y)
+        labeled = y != UNLABELED
+        if not labeled.any():
+            raise ValueError("no labeled point: at least one labeled point per class is needed (y == -1 marks unlabeled)")
+        classes = np.unique(y[labeled])
+        if classes.size < 2:
+            raise ValueError(f"only one class ({classes[0]!r}) among the labeled points; label at least one point of each class")
+        if self._needs_unlabeled and labeled.all():
+            raise ValueError("the unlabeled set is empty: mark unlabeled points with y == -1 "
+                             "(use the 'svm' baseline for purely supervised training)")
+        self.classes_ = classes
+        positives = classes[1:] if classes.size == 2 else classes
+        keep = np.asarray(self._expansion_mask(labeled), dtype=bool)
+        self.X_fit_ = X[keep] if self.kernel != "linear" else None
+        gram = self._kernel(X[keep]) if self.kernel != "linear" else None
+        fits = []
+        for c in positives:
+            y_pm = np.where(labeled, np.where(y == c, 1.0, -1.0), 0.0)
+            fits.append(self._fit_binary(X, y_pm, labeled, gram))
+        self.binary_fits_ = fits
+        self.intercept_ = np.array([f.intercept for f in fits])
+        self.n_iter_ = np.array([f.n_iter for f in fits])
+        self.stop_reason_ = [f.stop_reason for f in fits]
+        coefs = np.vstack([f.coef for f in fits])
+        if self.kernel == "linear":
+            self.coef_ = coefs
+        else:
+            self.dual_coef_ = coefs
+        pred = self.predict(X)
+        self.transduction_ = np.where(labeled, y, pred)
+        return self
+
+    # ----------------------------------------------------------------- predict
+    def decision_function(self, X):
+        """Real-valued outputs ``f(x)``: shape (n,) for two classes, (n, n_classes) otherwise."""
+        check_is_fitted(self, "binary_fits_")
+        X = validate_data(self, X, accept_sparse="csr" if self._accepts_sparse else False,
+                          dtype=np.float64, reset=False)
+        if self.kernel == "linear":
+            F = X @ self.coef_.T
+        else:
+            F = self._kernel(X, self.X_fit_) @ self.dual_coef_.T
+        F = np.asarray(F) + self.intercept_
+        return F[:, 0] if self.classes_.size == 2 else F
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where f > 0 for two classes, the argmax otherwise."""
+        F = self.decision_function(X)
+        if self.classes_.size == 2:
+            return self.classes_[(F > 0).astype(int)]
+        return self.classes_[np.argmax(F, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._accepts_sparse
+        return tags
