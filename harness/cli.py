@@ -5,6 +5,7 @@ Subcommands::
     s3vm-bench data list                 name, n, d, classes, sparse, source, cached
     s3vm-bench data fetch NAME... | --all
     s3vm-bench data info NAME
+    s3vm-bench run --solver NAME --dataset NAME [--splits N] ...
     s3vm-bench demo                      the main job on built-in (synthetic) data
 """
 
@@ -87,7 +88,35 @@ def _demo(args) -> int:
     Xu = ds.X[split.unlabeled]
     print(f"unlabeled: {Xu.shape[0]} points, mean {Xu.mean(axis=0).round(3).tolist()}, "
           f"class counts {np.bincount(ds.y[split.unlabeled]).tolist()}")
+    print()
+    from solvers import get_solver
+
+    from .protocol import ProtocolSettings, run_split
+
+    settings = ProtocolSettings.for_dataset("2moons")
+    print(f"== supervised baseline 'svm' under the common protocol (sigma={settings.sigma}, C={settings.C}) ==")
+    res = run_split(get_solver("svm"), {}, ds, split, settings)
+    print(f"objective {res.objective:.4f}, unlabeled error {100 * res.unlabeled_error:.1f}%, "
+          f"test error {100 * res.test_error:.1f}%, fit {res.fit_seconds:.3f} s")
     return 0
+
+
+def _run(args) -> int:
+    from data_registry import DataFetchError
+
+    from .protocol import ProtocolSettings
+    from .run import parse_params, run_solver
+
+    try:
+        overrides = {k: v for k, v in {"kernel": args.kernel, "sigma": args.sigma, "C": args.C,
+                                       "C_star": args.C_star, "r_mode": args.r_mode}.items() if v is not None}
+        settings = ProtocolSettings.for_dataset(args.dataset, **overrides)
+        rows = run_solver(args.solver, args.dataset, n_splits=args.splits, protocol=args.protocol,
+                          settings=settings, params=parse_params(args.param), results=args.results)
+    except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0 if all(r["status"] == "done" for r in rows) else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,6 +133,20 @@ def build_parser() -> argparse.ArgumentParser:
     i = dsub.add_parser("info", help="load one data set and describe it")
     i.add_argument("name", metavar="NAME")
     i.set_defaults(func=_data_info)
+
+    r = sub.add_parser("run", help="one solver on every split of one data set (common protocol)")
+    r.add_argument("--solver", required=True, help="registry name or package.module:Class")
+    r.add_argument("--dataset", required=True)
+    r.add_argument("--splits", type=int, default=10, help="number of splits (default 10)")
+    r.add_argument("--protocol", default="jmlr2008", help="split protocol (default jmlr2008)")
+    r.add_argument("--kernel", choices=("rbf", "linear"))
+    r.add_argument("--sigma", type=float, help="default: JMLR 2008 Table 5")
+    r.add_argument("--C", type=float, help="default: JMLR 2008 Table 5")
+    r.add_argument("--C-star", dest="C_star", type=float, help="default: C* = C")
+    r.add_argument("--r-mode", dest="r_mode", choices=("exact", "estimated"))
+    r.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
+    r.add_argument("--results", default="results/runs.csv", help="CSV the rows are appended to")
+    r.set_defaults(func=_run)
 
     d = sub.add_parser("demo", help="the main job on built-in data (no download)")
     d.add_argument("--seed", type=int, default=0)

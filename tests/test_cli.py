@@ -39,4 +39,62 @@ def test_demo_runs_without_download(tmp_path, monkeypatch):
                          check=True).stdout
     assert "two_moons[seed=0]: 102 x 2 dense" in out
     assert "class counts [50, 50]" in out
+    assert "supervised baseline 'svm' under the common protocol (sigma=0.5, C=10.0)" in out
     assert list(tmp_path.iterdir()) == []
+
+
+class ExplodingSVM:
+    """A 'solver' whose fit fails on every second call: failures must be recorded, not fatal."""
+
+    calls = 0
+
+    def __new__(cls, **params):
+        from solvers.svm import SVM
+
+        class _Boom(SVM):
+            def fit(self, X, y):
+                ExplodingSVM.calls += 1
+                if ExplodingSVM.calls % 2 == 0:
+                    raise RuntimeError("deliberate failure")
+                return super().fit(X, y)
+
+        return _Boom(**params)
+
+
+def test_run_writes_results(tmp_path, capsys, data_env):
+    import pandas as pd
+
+    out_csv = tmp_path / "runs.csv"
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--splits", "3", "--results", str(out_csv)]) == 0
+    out = capsys.readouterr().out
+    assert "kernel rbf sigma=38.0 C=19.0 C*=19.0 r=exact" in out  # JMLR 2008 Table 5 defaults
+    df = pd.read_csv(out_csv)
+    assert len(df) == 3 and set(df.status) == {"done"} and list(df.split) == [0, 1, 2]
+    assert df.objective.gt(0).all() and df.unlabeled_error.between(0, 0.5).all()
+    for col in ("versions", "git_commit", "params", "timestamp"):
+        assert df[col].notna().all()
+    # a second run appends, never rewrites what is there
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--splits", "1", "--results", str(out_csv)]) == 0
+    assert len(pd.read_csv(out_csv)) == 4
+
+
+def test_run_records_failures(tmp_path, capsys, data_env):
+    import pandas as pd
+
+    out_csv = tmp_path / "runs.csv"
+    ExplodingSVM.calls = 0
+    rc = main(["run", "--solver", "tests.test_cli:ExplodingSVM", "--dataset", "g50c", "--splits", "2",
+               "--results", str(out_csv)])
+    assert rc == 1
+    df = pd.read_csv(out_csv)
+    assert list(df.status) == ["done", "failed"]
+    assert "deliberate failure" in df.error[1] and pd.isna(df.objective[1])
+
+
+def test_run_bad_arguments(capsys, data_env, tmp_path):
+    assert main(["run", "--solver", "svn", "--dataset", "g50c", "--results", str(tmp_path / "x.csv")]) == 2
+    assert "Did you mean 'svm'" in capsys.readouterr().err
+    assert main(["run", "--solver", "svm", "--dataset", "vowel", "--results", str(tmp_path / "x.csv")]) == 2
+    assert "pass sigma and C" in capsys.readouterr().err
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--C", "-1", "--results", str(tmp_path / "x.csv")]) == 2
+    assert not (tmp_path / "x.csv").exists()

@@ -1,0 +1,232 @@
+"""The common protocol of JMLR 2008 Sec. 5.2, applied to any registered solver.
+
+For every split and every binary problem (one-versus-rest beyond two classes):
+
+1. r is the true positive fraction of the unlabeled points (``r_mode="exact"``, the Table 8
+   setting) or is estimated from the labeled points (``"estimated"``, Sec. 5.4.5, Table 13);
+2. the solver is trained on labeled + unlabeled points with the same kernel, C and C* as every
+   other solver; solvers that enforce the mean-output constraint (eq. 12) are wrapped in the
+   dichotomic search on r~ (Sec. 4) so that exactly round(u r) unlabeled outputs are positive;
+3. the unlabeled points are labeled by the sign of the outputs, a standard L2-SVM (p = 2, C on
+   labeled and C* on unlabeled losses) is trained on the completed set and *its* primal
+   objective (eq. 1) is the objective reported -- the solver's own number is never used;
+4. unlabeled (and test) error come from the outputs: the sign for two classes, the argmax of
+   the binary outputs otherwise; the reported objective is the mean of the binary ones.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from data_registry import Dataset, Split, derive_seed
+from solvers._balance import check_r, dichotomic_search, estimate_r, exact_r, n_positive
+from solvers._base import check_positive
+from solvers._kernels import gaussian_kernel, linear_kernel
+from solvers._primal import kernel_newton, l2svm_mfn
+
+__all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
+           "run_split"]
+
+#: (sigma, C) per data set, JMLR 2008 Table 5 (C* = C unless an experiment says otherwise).
+JMLR2008_TABLE5 = {"g50c": (38.0, 19.0), "text": (3.5, 31.0), "uspst": (7.4, 38.0), "isolet": (15.0, 43.0),
+                   "coil20": (2900.0, 37.0), "coil3": (3000.0, 100.0), "2moons": (0.5, 10.0)}
+
+
+@dataclass(frozen=True)
+class ProtocolSettings:
+    """Kernel and costs shared by every solver of a comparison, and the balance setting."""
+
+    kernel: str = "rbf"
+    sigma: float = 1.0
+    C: float = 1.0
+    C_star: float | None = None  # None: C* = C (JMLR 2008 Sec. 5.2)
+    r_mode: str = "exact"
+
+    def __post_init__(self):
+        if self.kernel not in ("rbf", "linear"):
+            raise ValueError(f"kernel must be 'rbf' or 'linear', got {self.kernel!r}")
+        if self.kernel == "rbf":
+            check_positive(self.sigma, "sigma")
+        check_positive(self.C, "C")
+        if self.C_star is not None:
+            check_positive(self.C_star, "C_star")
+        if self.r_mode not in ("exact", "estimated"):
+            raise ValueError(f"r_mode must be 'exact' or 'estimated', got {self.r_mode!r}")
+
+    @property
+    def c_star(self) -> float:
+        return self.C if self.C_star is None else self.C_star
+
+    @classmethod
+    def for_dataset(cls, name: str, **overrides) -> "ProtocolSettings":
+        """JMLR 2008 Table 5 values for ``name`` (Gaussian kernel, C* = C), with overrides."""
+        if name not in JMLR2008_TABLE5 and not {"sigma", "C"} <= overrides.keys():
+            raise ValueError(f"JMLR 2008 Table 5 has no hyperparameters for {name!r}; pass sigma and C")
+        sigma, C = JMLR2008_TABLE5.get(name, (None, None))
+        kw = {"sigma": sigma, "C": C} | overrides
+        return cls(**kw)
+
+
+@dataclass
+class BinaryResult:
+    """One binary problem of one split."""
+
+    label: int
+    objective: float
+    r: float
+    n_pos_target: int
+    n_pos: int
+    fit_seconds: float
+    n_iter: int
+    stop_reason: str
+    unlabeled_outputs: np.ndarray = field(repr=False)
+    test_outputs: np.ndarray | None = field(repr=False, default=None)
+    dichotomic_iter: int = 0
+
+
+@dataclass
+class SplitResult:
+    """Protocol outcome of one solver on one split (all binary problems)."""
+
+    objective: float
+    unlabeled_error: float
+    test_error: float | None
+    fit_seconds: float
+    binary: list[BinaryResult]
+    balance_exact: bool
+
+
+def _gram(X, settings: ProtocolSettings):
+    return linear_kernel(X) if settings.kernel == "linear" else gaussian_kernel(X, sigma=settings.sigma)
+
+
+def protocol_objective(X_lab, y_lab_pm, X_unl, unl_outputs, settings: ProtocolSettings, gram=None) -> float:
+    """JMLR 2008 Sec. 5.2 "Objective value": the L2-SVM objective on the completed label set.
+
+    Unlabeled points get ``sign(output)`` (0 counts as negative, as in ``predict``); a standard
+    SVM with p = 2 and costs C (labeled) / C* (unlabeled) is trained on all points and its primal
+    objective, eq. (1), is returned.
+
+    Parameters
+    ----------
+    gram : ndarray, optional
+        The kernel matrix of ``[X_lab; X_unl]`` if already computed (rbf kernel).
+    """
+    y_unl = np.where(np.asarray(unl_outputs) > 0, 1.0, -1.0)
+    y = np.r_[np.asarray(y_lab_pm, dtype=float), y_unl]
+    cost = np.r_[np.full(len(y_lab_pm), settings.C), np.full(y_unl.size, settings.c_star)]
+    if settings.kernel == "linear":
+        Xall = sp.vstack([X_lab, X_unl]).tocsr() if sp.issparse(X_lab) else np.vstack([X_lab, X_unl])
+        return float(l2svm_mfn(Xall, y, cost, lam=1.0, bias="free").objective)
+    if gram is None:
+        Xall = sp.vstack([X_lab, X_unl]).tocsr() if sp.issparse(X_lab) else np.vstack([X_lab, X_unl])
+        gram = _gram(Xall, settings)
+    return float(kernel_newton(gram, y, cost).objective)
+
+
+def _estimator_for(solver_cls, settings: ProtocolSettings, params: dict):
+    """Instantiate a solver with the shared settings it accepts plus its own ``params``."""
+    est = solver_cls(**params)
+    names = est.get_params(deep=False)
+    shared = {"kernel": settings.kernel, "sigma": settings.sigma, "C": settings.C, "C_star": settings.c_star}
+    est.set_params(**{k: v for k, v in shared.items() if k in names and k not in params})
+    return est
+
+
+def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_test, r):
+    """Fit one binary problem; returns (estimator, outputs on unlabeled, on test, seconds, dichotomic iters)."""
+    u = X_tr.shape[0] - n_lab
+    target = n_positive(u, r)
+    base = _estimator_for(solver_cls, settings, params)
+    names = base.get_params(deep=False)
+    X_unl = X_tr[n_lab:]
+    t0 = time.perf_counter()
+    if getattr(base, "balance", None) == "mean_output" and "r_tilde" in names:
+        def solve(r_tilde):
+            est = clone(base).set_params(r_tilde=r_tilde)
+            if "r" in names:
+                est.set_params(r=r)
+            est.fit(X_tr, y_tr01)
+            return est.decision_function(X_unl), est
+
+        res = dichotomic_search(solve, target, r0=r)
+        est, unl_out, d_iter = res.payload, res.outputs, res.n_iter
+    else:
+        est = base
+        if "r" in names:
+            est.set_params(r=r)
+        est.fit(X_tr, y_tr01)
+        unl_out, d_iter = est.decision_function(X_unl), 0
+    seconds = time.perf_counter() - t0
+    test_out = est.decision_function(X_test) if X_test is not None else None
+    return est, np.asarray(unl_out, dtype=float), test_out, seconds, d_iter
+
+
+def _cv5(solver_cls, params, settings, ds: Dataset, split: Split, X_all, y_all):
+    """JMLR 2008 Table 8 "SVM-5cv": 5-fold CV error with every training point's true label."""
+    seed = derive_seed(ds.name, "svm5cv", split.index)
+    skf = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed % (2**32))
+    wrong, t0 = 0, time.perf_counter()
+    for tr, te in skf.split(np.zeros(y_all.size), y_all):
+        est = _estimator_for(solver_cls, settings, params).fit(X_all[tr], y_all[tr])
+        wrong += int(np.sum(est.predict(X_all[te]) != y_all[te]))
+    return SplitResult(objective=float("nan"), unlabeled_error=wrong / y_all.size, test_error=None,
+                       fit_seconds=time.perf_counter() - t0, binary=[], balance_exact=True)
+
+
+def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: ProtocolSettings) -> SplitResult:
+    """Run one solver on one split under the common protocol (see the module docstring)."""
+    lab, unl = split.labeled, split.unlabeled
+    if lab.size == 0:
+        raise ValueError("the split has no labeled point")
+    if unl.size == 0:
+        raise ValueError("the split has an empty unlabeled set: there is nothing to transduce")
+    idx = np.r_[lab, unl]
+    X_tr, y_true = ds.X[idx], ds.y[idx]
+    n_lab = lab.size
+    if getattr(solver_cls, "evaluation", "transductive") == "cv5":
+        return _cv5(solver_cls, params, settings, ds, split, X_tr, y_true)
+    test = split.test if split.test.size else None
+    X_test, y_test = (ds.X[test], ds.y[test]) if test is not None else (None, None)
+    if X_test is None and ds.X_test is not None:
+        X_test, y_test = ds.X_test, ds.y_test
+    classes = np.arange(ds.n_classes)
+    problems = classes[1:] if ds.n_classes == 2 else classes
+    gram = _gram(X_tr, settings) if settings.kernel == "rbf" else None
+    binaries = []
+    for k in problems:
+        y_pm = np.where(y_true == k, 1.0, -1.0)
+        y01 = np.where(y_true == k, 1, 0)
+        y_fit = y01.copy()
+        y_fit[n_lab:] = -1
+        if len(np.unique(y01[:n_lab])) < 2:
+            raise ValueError(f"class {k} of {ds.name} has no labeled point (or is the only labeled class) in "
+                             f"split {split.index}; splits must label every class")
+        r = exact_r(y_pm[n_lab:]) if settings.r_mode == "exact" else estimate_r(y_pm[:n_lab])
+        r = check_r(r)
+        est, unl_out, test_out, secs, d_iter = _fit_binary_problem(
+            solver_cls, params, settings, X_tr, y_fit, n_lab, X_test, r)
+        obj = protocol_objective(X_tr[:n_lab], y_pm[:n_lab], X_tr[n_lab:], unl_out, settings, gram)
+        binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
+                                     int(np.sum(est.n_iter_)), ";".join(getattr(est, "stop_reason_", []) or []),
+                                     unl_out, test_out, d_iter))
+    unl_err = _error(binaries, y_true[n_lab:], "unlabeled_outputs")
+    test_err = _error(binaries, y_test, "test_outputs") if X_test is not None else None
+    return SplitResult(objective=float(np.mean([b.objective for b in binaries])), unlabeled_error=unl_err,
+                       test_error=test_err, fit_seconds=float(sum(b.fit_seconds for b in binaries)),
+                       binary=binaries, balance_exact=all(b.n_pos == b.n_pos_target for b in binaries))
+
+
+def _error(binaries: list[BinaryResult], y, attr: str) -> float:
+    F = np.column_stack([getattr(b, attr) for b in binaries])
+    if len(binaries) == 1:
+        pred = (F[:, 0] > 0).astype(int) * binaries[0].label
+    else:
+        pred = np.array([b.label for b in binaries])[np.argmax(F, axis=1)]
+    return float(np.mean(pred != y))

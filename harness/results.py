@@ -1,0 +1,87 @@
+"""The results store: one tidy long table, one row per (experiment, data set, split, solver) run.
+
+Rows are appended to a CSV file by writing the whole new table to a temporary file in the same
+folder and renaming it over the old one, so an interrupted write never leaves a truncated file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["COLUMNS", "append_rows", "read_results", "environment_info"]
+
+COLUMNS = ["experiment", "dataset", "protocol", "split", "split_seed", "solver", "params", "kernel", "sigma",
+           "C", "C_star", "r_mode", "objective", "unlabeled_error", "test_error", "fit_seconds",
+           "balance_exact", "status", "error", "versions", "git_commit", "timestamp"]
+
+
+@lru_cache(maxsize=1)
+def environment_info() -> tuple[str, str]:
+    """(package versions as JSON, git commit of the working tree or "unknown")."""
+    versions = {"python": platform.python_version()}
+    for pkg in ("s3vm-bench", "numpy", "scipy", "scikit-learn", "pandas", "pooch", "joblib"):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = "absent"
+    try:
+        here = Path(__file__).resolve().parent
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                                timeout=10).stdout.strip() or "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        if commit != "unknown" and dirty:
+            commit += "+dirty"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    return json.dumps(versions, sort_keys=True), commit
+
+
+def _stamp(row: dict) -> dict:
+    versions, commit = environment_info()
+    full = {c: row.get(c) for c in COLUMNS}
+    full["versions"] = full["versions"] or versions
+    full["git_commit"] = full["git_commit"] or commit
+    full["timestamp"] = full["timestamp"] or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if isinstance(full["params"], dict):
+        full["params"] = json.dumps(full["params"], sort_keys=True)
+    unknown = set(row) - set(COLUMNS)
+    if unknown:
+        raise ValueError(f"unknown result columns {sorted(unknown)}; expected a subset of {COLUMNS}")
+    return full
+
+
+def read_results(path) -> pd.DataFrame:
+    """The stored table (empty, with the right columns, if the file does not exist)."""
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.read_csv(path)
+
+
+def append_rows(path, rows: list[dict]) -> pd.DataFrame:
+    """Append ``rows`` to the CSV at ``path`` atomically; returns the rows as written."""
+    path = Path(path)
+    new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
+    old = read_results(path)
+    table = new if old.empty else pd.concat([old, new], ignore_index=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            table.to_csv(fh, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return new

@@ -1,0 +1,212 @@
+"""The common protocol (JMLR 2008 Sec. 5.2): objective, class balance, dichotomic search, OvR."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.optimize as so
+import scipy.sparse as sp
+
+from data_registry import Dataset, Split
+from harness.protocol import ProtocolSettings, protocol_objective, run_split
+from solvers._balance import (check_r, dichotomic_search, estimate_r, exact_r, n_positive,
+                              threshold_to_count)
+from solvers._base import BaseS3VM, BinaryFit
+from solvers._kernels import KernelCentering, gaussian_kernel
+from solvers._primal import kernel_newton
+from solvers.svm import SVM
+
+
+def _blobs(seed, n=40, d=3, sep=2.5, k=2):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    centers = rng.standard_normal((k, d)) * sep
+    return centers[y] + rng.standard_normal((n, d)), y
+
+
+def _direct_objective(K, y, cost):
+    """Independent minimization of 1/2 b'Kb + sum c max(0, 1 - y (Kb + b0))^2 (L-BFGS)."""
+    n = K.shape[0]
+
+    def f(z):
+        beta, b = z[:n], z[n]
+        m = np.maximum(0.0, 1.0 - y * (K @ beta + b))
+        val = 0.5 * beta @ K @ beta + np.sum(cost * m * m)
+        g_out = -2.0 * cost * m * y
+        return val, np.r_[K @ beta + K @ g_out, g_out.sum()]
+
+    res = so.minimize(f, np.zeros(n + 1), jac=True, method="L-BFGS-B",
+                      options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-12})
+    return res.fun
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_protocol_objective_equals_direct_minimization(kernel):
+    X, y = _blobs(0, n=30)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    n_lab = 6
+    rng = np.random.default_rng(1)
+    outputs = rng.standard_normal(30 - n_lab)  # any solver's outputs on the unlabeled points
+    s = ProtocolSettings(kernel=kernel, sigma=1.5, C=3.0, C_star=0.7)
+    got = protocol_objective(X[:n_lab], y_pm[:n_lab], X[n_lab:], outputs, s)
+    K = gaussian_kernel(X, sigma=1.5) if kernel == "rbf" else X @ X.T
+    y_all = np.r_[y_pm[:n_lab], np.where(outputs > 0, 1.0, -1.0)]
+    cost = np.r_[np.full(n_lab, 3.0), np.full(30 - n_lab, 0.7)]
+    want = _direct_objective(K, y_all, cost)
+    assert got == pytest.approx(want, rel=1e-6)
+
+
+def test_protocol_objective_sparse_linear_equals_dense():
+    X, y = _blobs(2, n=30)
+    X[X < 0.3] = 0.0
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    out = np.linspace(-1, 1, 24)
+    s = ProtocolSettings(kernel="linear", C=2.0)
+    dense = protocol_objective(X[:6], y_pm[:6], X[6:], out, s)
+    sparse = protocol_objective(sp.csr_matrix(X[:6]), y_pm[:6], sp.csr_matrix(X[6:]), out, s)
+    assert sparse == pytest.approx(dense, rel=1e-6)
+
+
+# ------------------------------------------------------------------------------ balance
+def test_r_settings():
+    assert exact_r([1, -1, -1, 1, 1]) == pytest.approx(0.6)
+    assert estimate_r([1, 1, -1, -1]) == pytest.approx(0.5)  # JMLR 2008 Sec. 5.4.5
+    assert n_positive(7, 0.5) == 4 and n_positive(10, 0.25) == 3 and n_positive(100, 0.5) == 50
+    for bad in (0.0, 1.0, -0.2, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="strictly between 0 and 1"):
+            check_r(bad)
+    with pytest.raises(TypeError):
+        check_r("half")
+    with pytest.raises(ValueError, match="unlabeled set is empty"):
+        exact_r([])
+
+
+def test_threshold_to_count_is_exact_even_with_ties():
+    o = np.array([0.5, 0.5, 0.5, -1.0, 2.0, 0.5])
+    for k in range(7):
+        lab = threshold_to_count(o, k)
+        assert np.sum(lab > 0) == k
+    np.testing.assert_array_equal(threshold_to_count(o, 2), [1, -1, -1, -1, 1, -1])
+
+
+def test_dichotomic_search_reaches_the_count():
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal(101)
+    base -= base.mean()  # centered outputs, eq. (13): the mean output is b = 2 r~ - 1
+
+    def solve(r_tilde):
+        return base + (2 * r_tilde - 1), None
+
+    for target in (1, 17, 50, 80, 100):
+        res = dichotomic_search(solve, target, r0=target / 101)
+        assert res.exact and res.n_pos == target == np.sum(res.outputs > 0)
+
+
+def test_dichotomic_search_reports_how_close_it_got():
+    base = np.r_[np.zeros(10), np.ones(10)]  # ten identical outputs: counts jump by 10
+
+    def solve(r_tilde):
+        return base - 0.5 + (2 * r_tilde - 1), None
+
+    res = dichotomic_search(solve, 5, r0=0.5, max_iter=40)
+    assert not res.exact and res.n_pos in (0, 10) and res.target == 5
+
+
+class CenteredFixedBiasSVM(BaseS3VM):
+    """A minimal continuous solver with the mean-output constraint (JMLR 2008 eq. 12-13).
+
+    Kernel centered on the unlabeled mean (eq. 13), b fixed to 2 r~ - 1, beta fitted on the
+    labeled points only: the mean output over unlabeled points is exactly 2 r~ - 1.
+    """
+
+    balance = "mean_output"
+
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, r_tilde=0.5):
+        self.kernel, self.sigma, self.C, self.r_tilde = kernel, sigma, C, r_tilde
+
+    def _fit_binary(self, X, y_pm, labeled, gram):
+        self._center = KernelCentering.fit(gram, ~labeled)
+        Kc = self._center.center_train(gram)
+        b = 2 * self.r_tilde - 1
+        idx = np.flatnonzero(labeled)
+        # labeled-only fit with the bias absorbed in the targets' shift
+        res = kernel_newton(Kc[np.ix_(idx, idx)] + 1e-8 * np.eye(idx.size), y_pm[idx], self.C)
+        beta = np.zeros(X.shape[0])
+        beta[idx] = res.coef
+        return BinaryFit(beta, b + res.intercept * 0.0, res.n_iter, res.stop_reason)
+
+    def decision_function(self, X):
+        K = self._kernel(np.asarray(X, dtype=float), self.X_fit_)
+        return self._center.transform(K) @ self.dual_coef_[0] + self.intercept_[0]
+
+
+def test_harness_dichotomic_search_makes_balance_exact():
+    X, y = _blobs(3, n=60, sep=1.0)
+    ds = Dataset("blobs", X, y, ("0", "1"))
+    lab = np.array([0, 1, 2, 3])
+    split = Split("t", 0, None, lab, np.arange(4, 60), np.empty(0, int), np.empty(0, int))
+    res = run_split(CenteredFixedBiasSVM, {}, ds, split, ProtocolSettings(sigma=2.0, C=5.0))
+    b = res.binary[0]
+    assert b.n_pos == b.n_pos_target == n_positive(56, np.mean(y[4:] == 1))
+    assert res.balance_exact and b.dichotomic_iter >= 1
+    # ... and the mean-output constraint really is what is searched on
+    est = CenteredFixedBiasSVM(sigma=2.0, C=5.0, r_tilde=0.3).fit(X, np.r_[y[:4], -np.ones(56, int)])
+    assert est.decision_function(X[4:]).mean() == pytest.approx(2 * 0.3 - 1, abs=1e-8)
+
+
+# -------------------------------------------------------------------------- one-vs-rest
+def test_one_vs_rest_objective_is_mean_and_error_is_argmax():
+    X, y = _blobs(4, n=90, k=3, sep=3.0)
+    ds = Dataset("three", X, y, ("a", "b", "c"))
+    lab = np.array([0, 1, 2, 3, 4, 5])
+    unl = np.arange(6, 90)
+    split = Split("t", 0, None, lab, unl, np.empty(0, int), np.empty(0, int))
+    s = ProtocolSettings(sigma=2.0, C=10.0)
+    res = run_split(SVM, {}, ds, split, s)
+    assert [b.label for b in res.binary] == [0, 1, 2]
+    assert res.objective == pytest.approx(np.mean([b.objective for b in res.binary]))
+    F = np.column_stack([b.unlabeled_outputs for b in res.binary])
+    assert res.unlabeled_error == pytest.approx(np.mean(np.argmax(F, axis=1) != y[unl]))
+    for b in res.binary:
+        assert b.r == pytest.approx(np.mean(y[unl] == b.label))  # exact r per binary problem
+    # each binary objective is the protocol objective of that problem's outputs
+    b1 = res.binary[1]
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    assert b1.objective == pytest.approx(protocol_objective(X[lab], y_pm[lab], X[unl], b1.unlabeled_outputs, s))
+
+
+def test_estimated_r_mode():
+    X, y = _blobs(5, n=40)
+    ds = Dataset("b", X, y, ("0", "1"))
+    lab = np.array([0, 1, 3, 5])  # labels 0, 1, 1, 1 -> r = 0.75
+    split = Split("t", 0, None, lab, np.setdiff1d(np.arange(40), lab), np.empty(0, int), np.empty(0, int))
+    res = run_split(SVM, {}, ds, split, ProtocolSettings(sigma=2.0, C=1.0, r_mode="estimated"))
+    assert res.binary[0].r == pytest.approx(0.75)
+
+
+def test_split_errors():
+    X, y = _blobs(6, n=20)
+    ds = Dataset("b", X, y, ("0", "1"))
+    e = np.empty(0, int)
+    with pytest.raises(ValueError, match="empty unlabeled set"):
+        run_split(SVM, {}, ds, Split("t", 0, None, np.arange(20), e, e, e), ProtocolSettings())
+    with pytest.raises(ValueError, match="no labeled point"):
+        run_split(SVM, {}, ds, Split("t", 0, None, e, np.arange(20), e, e), ProtocolSettings())
+    with pytest.raises(ValueError, match="has no labeled point"):
+        run_split(SVM, {}, ds, Split("t", 0, None, np.array([0, 2]), np.arange(4, 20), e, e), ProtocolSettings())
+
+
+@pytest.mark.parametrize("kw,match", [({"C": 0.0}, "C must be > 0"), ({"sigma": -1.0}, "sigma must be > 0"),
+                                      ({"C_star": float("inf")}, "C_star"), ({"r_mode": "guess"}, "r_mode"),
+                                      ({"kernel": "poly"}, "kernel")])
+def test_settings_validation(kw, match):
+    with pytest.raises(ValueError, match=match):
+        ProtocolSettings(**kw)
+
+
+def test_table5_settings():
+    s = ProtocolSettings.for_dataset("coil3")
+    assert (s.sigma, s.C, s.c_star) == (3000.0, 100.0, 100.0)  # JMLR 2008 Table 5, C* = C
+    assert ProtocolSettings.for_dataset("coil3", C_star=1.0).c_star == 1.0  # the C*/100-style variants
+    with pytest.raises(ValueError, match="Table 5 has no hyperparameters"):
+        ProtocolSettings.for_dataset("vowel")
