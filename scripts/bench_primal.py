@@ -37,7 +37,6 @@ from pathlib import Path
 
 import numpy as np
 import scipy
-import scipy.io
 import scipy.linalg as sla
 import sklearn
 from sklearn.svm import LinearSVC
@@ -49,21 +48,19 @@ sys.path.insert(0, str(ROOT))
 from solvers._kernels import gaussian_kernel  # noqa: E402
 from solvers._primal import kernel_newton, l2svm_mfn, l2svm_objective  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data"
+from data_registry import load_dataset  # noqa: E402
 
 
-# TODO: switch both loaders to data_registry.load_dataset("text") / ("uspst")
-# once that loader lands; for now read the staged .mat files directly.
+# Data through the registry (fetched and sha256-checked; S3VM_DATA_MIRROR=../shared/data works
+# offline). Labels: text class 1 (mac) is +1; uspst y holds the digits 0..9.
 def load_text():
-    d = scipy.io.loadmat(DATA / "text" / "text1.mat")
-    X = d["X"].tocsr().astype(np.float64)  # stored as CSC
-    y = d["y"].ravel().astype(np.float64)
-    return X, y
+    ds = load_dataset("text")
+    return ds.X, np.where(ds.y == 1, 1.0, -1.0)
 
 
 def load_uspst():
-    d = scipy.io.loadmat(DATA / "uspst" / "uspst.mat")
-    return d["X"].astype(np.float64), d["y"].ravel()
+    ds = load_dataset("uspst")
+    return ds.X, ds.y
 
 
 def timed(fn):
