@@ -26,7 +26,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from data_registry import Dataset, Split, derive_seed
 from solvers._balance import check_r, dichotomic_search, estimate_r, exact_r, n_positive
-from solvers._base import check_positive
+from solvers._validation import check_positive
 from solvers._kernels import gaussian_kernel, linear_kernel
 from solvers._primal import kernel_newton, l2svm_mfn
 

@@ -13,7 +13,6 @@ label in sorted order, as in scikit-learn; it is never "whichever label appears 
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,19 +22,11 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels import gaussian_kernel, linear_kernel
+from ._validation import check_positive
 
-__all__ = ["BaseS3VM", "BinaryFit", "UNLABELED", "check_positive"]
+__all__ = ["BaseS3VM", "BinaryFit", "UNLABELED"]
 
 UNLABELED = -1
-
-
-def check_positive(value, name: str) -> float:
-    """A finite real number > 0, else ``ValueError`` (``TypeError`` for a non-number)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive number, got {value!r}")
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
-    return float(value)
 
 
 @dataclass

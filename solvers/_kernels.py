@@ -23,6 +23,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from ._validation import check_positive
+
 __all__ = [
     "gaussian_kernel",
     "linear_kernel",
@@ -80,16 +82,6 @@ def _cross(X, Y) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(G, dtype=np.float64))
 
 
-def _check_sigma(sigma) -> float:
-    try:
-        s = float(sigma)
-    except (TypeError, ValueError):
-        raise ValueError(f"sigma must be a positive finite number, got {sigma!r}") from None
-    if not (np.isfinite(s) and s > 0.0):
-        raise ValueError(f"sigma must be a positive finite number, got {sigma!r}")
-    return s
-
-
 # ----------------------------------------------------------------------------
 # kernels
 # ----------------------------------------------------------------------------
@@ -118,7 +110,7 @@ def gaussian_kernel(X, Y=None, *, sigma) -> np.ndarray:
         If ``sigma <= 0`` or not finite, inputs are not 2-D, contain NaN/inf,
         or have different numbers of features.
     """
-    s = _check_sigma(sigma)
+    s = check_positive(sigma, "sigma")
     same = Y is None
     X, Y = _check_pair(X, Y)
     xx = _row_sqnorms(X)

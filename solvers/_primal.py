@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+
+from ._validation import check_positive
 from scipy.linalg.blas import daxpy as _axpy
 from scipy.linalg.blas import ddot as _ddot
 
@@ -146,16 +148,6 @@ def _check_cost(cost, n: int) -> np.ndarray:
     return c
 
 
-def _check_positive(value, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}") from None
-    if not (np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return v
-
-
 def _check_int(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or int(value) != value or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
@@ -228,7 +220,7 @@ def l2svm_objective(y, cost, coef, intercept=0.0, *, X=None, K=None, lam=1.0, bi
     """
     if (X is None) == (K is None):
         raise ValueError("give exactly one of X (linear) or K (kernel)")
-    lam = _check_positive(lam, "lam")
+    lam = check_positive(lam, "lam")
     b = _check_scalar(intercept, "intercept")
     if X is not None:
         if bias not in _BIASES:
@@ -466,7 +458,7 @@ def kernel_newton(
     n = K.shape[0]
     y = _check_y(y, n)
     c = _check_cost(cost, n)
-    tol = _check_positive(tol, "tol")
+    tol = check_positive(tol, "tol")
     max_iter = _check_int(max_iter, "max_iter", 1)
     c2 = 2.0 * c
     eligible = c > 0.0
@@ -750,9 +742,9 @@ def l2svm_mfn(
     n, d = X.shape
     y = _check_y(y, n)
     c = _check_cost(cost, n)
-    lam = _check_positive(lam, "lam")
-    tol = _check_positive(tol, "tol")
-    rel_tol = _check_positive(rel_tol, "rel_tol")
+    lam = check_positive(lam, "lam")
+    tol = check_positive(tol, "tol")
+    rel_tol = check_positive(rel_tol, "rel_tol")
     max_iter = _check_int(max_iter, "max_iter", 1)
     cg_max_iter = _check_int(cg_max_iter, "cg_max_iter", 1)
     if bias not in _BIASES:

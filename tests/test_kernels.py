@@ -64,10 +64,11 @@ def test_linear_kernel_dense_equals_sparse():
     np.testing.assert_allclose(linear_kernel(sp.csr_matrix(X)), X @ X.T, atol=1e-13)
 
 
-@pytest.mark.parametrize("sigma", [0.0, -1.0, np.nan, np.inf, "a", None])
-def test_gaussian_bad_sigma(sigma):
+@pytest.mark.parametrize("sigma,err", [(0.0, ValueError), (-1.0, ValueError), (np.nan, ValueError),
+                                       (np.inf, ValueError), ("a", TypeError), (None, TypeError)])
+def test_gaussian_bad_sigma(sigma, err):
     X, _ = _data()
-    with pytest.raises(ValueError, match="sigma"):
+    with pytest.raises(err, match="sigma"):
         gaussian_kernel(X, sigma=sigma)
 
 

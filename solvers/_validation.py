@@ -1,0 +1,26 @@
+"""Small argument checks shared by every solver module (one wording for one mistake)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["check_positive"]
+
+
+def check_positive(value, name: str) -> float:
+    """Return ``value`` as a float if it is a finite real number > 0.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a real number (a string, None, a bool, an array).
+    ValueError
+        ``value`` is <= 0, NaN or infinite.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number, got {value!r}")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
+    return float(value)
