@@ -25,7 +25,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from data_registry import Dataset, Split, derive_seed
-from solvers._balance import check_r, dichotomic_search, estimate_r, exact_r, n_positive
+from solvers._balance import check_r, dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift
 from solvers._validation import check_positive
 from solvers._kernels import gaussian_kernel, linear_kernel
 from solvers._primal import kernel_newton, l2svm_mfn
@@ -165,6 +165,13 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
         unl_out, d_iter = est.decision_function(X_unl), 0
     seconds = time.perf_counter() - t0
     test_out = est.decision_function(X_test) if X_test is not None else None
+    if getattr(base, "balance", None) == "threshold":
+        # Combinatorial solvers balance their internal labels; the protocol's predictions use the
+        # outputs, so the same bias shift makes exactly round(u r) of them positive (DESIGN.md
+        # pitfall 1) and is applied to the test outputs too.
+        shift = threshold_shift(unl_out, target)
+        unl_out = np.asarray(unl_out, dtype=float) - shift
+        test_out = None if test_out is None else np.asarray(test_out, dtype=float) - shift
     return est, np.asarray(unl_out, dtype=float), test_out, seconds, d_iter
 
 

@@ -17,8 +17,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "dichotomic_search",
-           "DichotomicResult"]
+__all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "threshold_shift",
+           "dichotomic_search", "DichotomicResult"]
 
 
 def check_r(r) -> float:
@@ -68,6 +68,27 @@ def threshold_to_count(outputs, k: int) -> np.ndarray:
     order = np.argsort(-o, kind="stable")
     labels[order[:k]] = 1.0
     return labels
+
+
+def threshold_shift(outputs, k: int) -> float:
+    """The constant ``t`` such that exactly ``k`` of ``outputs - t`` are > 0.
+
+    ``t`` is the midpoint between the k-th and (k+1)-th largest outputs, so the shifted outputs
+    keep their order and a bias adjustment by ``-t`` makes the model's own sign(f) meet the
+    balance constraint (3) -- not only the labels a combinatorial solver assigned internally.
+    When those two outputs are tied no shift can separate them; the count then misses by the
+    size of the tie, which the caller sees.
+    """
+    o = np.sort(np.asarray(outputs, dtype=float).ravel())[::-1]
+    if not 0 <= k <= o.size:
+        raise ValueError(f"cannot make {k} of {o.size} outputs positive")
+    if o.size == 0:
+        return 0.0
+    if k == 0:
+        return float(o[0] + max(1e-12, 1e-9 * abs(o[0])))
+    if k == o.size:
+        return float(o[-1] - max(1e-12, 1e-9 * abs(o[-1])))
+    return float(0.5 * (o[k - 1] + o[k]))
 
 
 @dataclass(frozen=True)

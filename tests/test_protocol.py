@@ -210,3 +210,35 @@ def test_table5_settings():
     assert ProtocolSettings.for_dataset("coil3", C_star=1.0).c_star == 1.0  # the C*/100-style variants
     with pytest.raises(ValueError, match="Table 5 has no hyperparameters"):
         ProtocolSettings.for_dataset("vowel")
+
+
+def test_threshold_shift_exact():
+    rng = np.random.default_rng(7)
+    o = rng.standard_normal(50) * 3
+    from solvers._balance import threshold_shift
+
+    for k in (0, 1, 25, 49, 50):
+        assert np.sum(o - threshold_shift(o, k) > 0) == k
+    with pytest.raises(ValueError):
+        threshold_shift(o, 51)
+
+
+class _DriftingLabels(SVM):
+    """A 'combinatorial' solver whose sign(f) does not meet the balance: the harness must fix it."""
+
+    balance = "threshold"
+
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, r=0.5):
+        super().__init__(kernel=kernel, sigma=sigma, C=C)
+        self.r = r
+
+
+def test_harness_thresholds_combinatorial_outputs():
+    X, y = _blobs(8, n=60, sep=0.5)
+    ds = Dataset("b", X, y, ("0", "1"))
+    lab = np.array([0, 1, 2, 3])
+    split = Split("t", 0, None, lab, np.arange(4, 60), np.empty(0, int), np.empty(0, int))
+    res = run_split(_DriftingLabels, {}, ds, split, ProtocolSettings(sigma=0.5, C=100.0))
+    b = res.binary[0]
+    assert b.r == pytest.approx(np.mean(y[4:] == 1))
+    assert b.n_pos == b.n_pos_target and res.balance_exact
