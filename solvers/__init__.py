@@ -18,6 +18,8 @@ __all__ = ["REGISTRY", "get_solver", "available_solvers"]
 REGISTRY: dict[str, str] = {
     "svm": "solvers.svm:SVM",
     "svm_5cv": "solvers.svm:SVM5CV",
+    "tsvm_linear": "solvers.tsvm_linear:LinearTSVM",
+    "mfa": "solvers.mfa:MFA",
 }
 
 

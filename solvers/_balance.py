@@ -8,6 +8,9 @@
   (how combinatorial solvers initialize and how S3VM-light keeps eq. 3 exact).
 * :func:`dichotomic_search` -- the bisection of JMLR 2008 Sec. 4 on the threshold r~ of the
   mean-output constraint (eq. 12) until exactly round(u r) outputs are positive.
+* :func:`balance_root` -- the multiplier nu of the balance constraint of deterministic / mean
+  field annealing (SIGIR 2006 eqs. 9 and 15, Table 6; ICML 2006 eq. 8): the root of the
+  monotone equation ``mean_j 1/(1 + exp((g_j - nu)/T)) = r``.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from scipy.special import expit
 
 __all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "threshold_shift",
-           "dichotomic_search", "DichotomicResult"]
+           "dichotomic_search", "DichotomicResult", "balance_root", "BalanceRoot"]
 
 
 def check_r(r) -> float:
@@ -162,3 +166,113 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
             r = r + step if hi is None else r - step
             step *= 2.0
     return DichotomicResult(best.r_tilde, best.outputs, best.n_pos, target, it, False, best.payload)
+
+
+@dataclass(frozen=True)
+class BalanceRoot:
+    """Outcome of :func:`balance_root`.
+
+    ``p`` are the probabilities at the root, ``residual`` is ``mean(p) - r`` as computed from the
+    returned ``p``, ``n_iter`` the Newton/bisection steps and ``method`` how the last step was
+    taken (``"newton"``, ``"bisection"``, or ``"interpolation"`` when the root fell between two
+    adjacent floats, see :func:`balance_root`).
+    """
+
+    nu: float
+    p: np.ndarray
+    residual: float
+    n_iter: int
+    method: str
+
+
+def _balance_p(g, nu, T):
+    # p_j = 1 / (1 + exp((g_j - nu) / T)), evaluated without overflow (SIGIR 2006 eq. 15).
+    return expit((nu - g) / T)
+
+
+def balance_root(g, T: float, r: float, *, tol: float = 1e-12, max_iter: int = 500) -> BalanceRoot:
+    """Root nu of the balance equation of mean field annealing (SIGIR 2006 Sec. 3.2.2, Table 6).
+
+    Solves ``B(nu) = (1/u) sum_j 1/(1 + exp((g_j - nu)/T)) - r = 0``: the probabilities
+    ``p_j = 1/(1 + exp((g_j - nu)/T))`` minimize the p-part of SIGIR eq. (8) under the balance
+    constraint (9) (``nu`` here is the paper's ``2 nu``). B is continuous and increasing from
+    ``-r`` to ``1 - r``, so the root is unique; it is bracketed by (Table 6)
+    ``nu_- = min(g) - T log((1-r)/r)`` and ``nu_+ = max(g) - T log((1-r)/r)`` (at nu_- every
+    p_j <= r, at nu_+ every p_j >= r).
+
+    Method: Newton-Raphson from the midpoint, with a bisection step whenever the Newton iterate
+    leaves the current bracket or B' vanishes; the bracket shrinks on every step (Table 6).
+    It stops once ``|B(nu)| <= tol``. When T is tiny B is close to a step function and no
+    float nu may reach the tolerance: the bracket then closes to adjacent floats, and p is
+    interpolated linearly between the two endpoints' p (B is linear in p), which is exact for
+    the balance equation and keeps p monotone in g -- the p of a real nu between those floats
+    up to the curvature of the logistic over one ulp.
+
+    Parameters
+    ----------
+    g : array_like, shape (u,)
+        ``g_j = lam' (max(0, 1 - o_j)^2 - max(0, 1 + o_j)^2)`` (SIGIR 2006 Table 6), any reals.
+    T : float
+        Temperature, > 0.
+    r : float
+        Target mean of p, in (0, 1).
+    tol : float, default=1e-12
+        Tolerance on ``|B(nu)|``.
+    max_iter : int, default=500
+        Steps at most (Table 6's maxiter).
+
+    Returns
+    -------
+    BalanceRoot
+    """
+    g = np.asarray(g, dtype=float).ravel()
+    if g.size == 0:
+        raise ValueError("g is empty: there are no unlabeled points")
+    if not np.all(np.isfinite(g)):
+        raise ValueError("g contains NaN or inf")
+    T = float(T)
+    if not (np.isfinite(T) and T > 0):
+        raise ValueError(f"T must be > 0 and finite, got {T!r}")
+    r = check_r(r)
+    u = g.size
+    shift = T * np.log((1.0 - r) / r)
+    lo, hi = float(g.min() - shift), float(g.max() - shift)
+
+    def evaluate(nu):
+        p = _balance_p(g, nu, T)
+        B = float(np.mean(p)) - r
+        dB = float(np.dot(p, 1.0 - p)) / (T * u)  # B'(nu) = (1/(T u)) sum p (1 - p)
+        return p, B, dB
+
+    nu = 0.5 * (lo + hi)
+    p, B, dB = evaluate(nu)
+    method, it = "newton", 0
+    while abs(B) > tol and it < max_iter:
+        it += 1
+        if B < 0:
+            lo = nu
+        else:
+            hi = nu
+        step_ok = dB > 0.0
+        if step_ok:
+            cand = nu - B / dB
+            step_ok = lo < cand < hi
+        if step_ok:
+            nu, method = cand, "newton"
+        else:
+            mid = 0.5 * (lo + hi)
+            if not lo < mid < hi:  # the bracket is two adjacent floats
+                break
+            nu, method = mid, "bisection"
+        p, B, dB = evaluate(nu)
+    if abs(B) > tol:
+        # Sub-ulp root: interpolate p between the bracket ends (B is linear in p).
+        p_lo, p_hi = _balance_p(g, lo, T), _balance_p(g, hi, T)
+        B_lo, B_hi = float(np.mean(p_lo)) - r, float(np.mean(p_hi)) - r
+        if B_hi > B_lo and B_lo <= 0.0 <= B_hi:
+            theta = -B_lo / (B_hi - B_lo)
+            p = p_lo + theta * (p_hi - p_lo)
+            nu = lo + theta * (hi - lo)
+            B = float(np.mean(p)) - r
+            method = "interpolation"
+    return BalanceRoot(float(nu), p, B, it, method)

@@ -1,0 +1,153 @@
+"""What the two linear solvers of SIGIR 2006 share: parameterization, checks, fitted attributes.
+
+Two parameterizations, one objective (DESIGN.md). SIGIR 2006 eq. (7) with the squared hinge::
+
+    lam/2 ||w~||^2 + 1/(2l) sum_labeled max(0, 1 - y_i w~.x~_i)^2
+                   + lam'/(2u) sum_unlabeled max(0, 1 - y'_j w~.x~'_j)^2
+
+where ``x~ = [x, 1]`` carries the bias as a constant feature, so the bias is *regularized*.
+JMLR 2008 eq. (1) (p = 2) is ``1/2 ||w||^2 + C sum_labeled + C* sum_unlabeled`` with a *free*
+bias. Dividing the SIGIR objective by lam gives JMLR's with::
+
+    C = 1/(2 lam l),   C* = lam'/(2 lam u)     <=>   lam = 1/(2 C l),   lam' = u C* / (l C)
+
+so, apart from the bias term, the two describe the same minimizers. The solvers work in SIGIR
+units internally (``lam``, ``lam'``; in the cost convention of :mod:`solvers._primal`, which has
+no 1/2 on the loss, the costs are ``1/(2l)`` and ``lam'/(2u)``) and choose the bias by the
+parameterization:
+
+* ``param="sigir"``: ``lam``, ``lam_u`` are used, bias regularized (SIGIR eq. 1, SVMlin);
+* ``param="jmlr"``: ``C``, ``C_star`` are mapped by the formulas above, bias free (JMLR eq. 1,
+  the objective the common protocol recomputes);
+* ``param="auto"`` (default): ``"jmlr"`` if ``C`` is not None, else ``"sigir"``. The harness
+  passes its shared ``C``, ``C_star`` to every solver that has them, so under the harness the
+  JMLR parameterization wins unless ``param="sigir"`` is given explicitly.
+
+``bias`` overrides the bias choice (``"regularized"`` or ``"free"``) in either case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._balance import check_r, estimate_r, n_positive
+from ._base import BaseS3VM
+from ._validation import check_positive
+
+__all__ = ["LinearProblem", "SIGIRLinearBase", "resolve_problem", "tsvm_objective"]
+
+_PARAMS = ("auto", "sigir", "jmlr")
+_BIASES = ("regularized", "free")
+
+
+@dataclass(frozen=True)
+class LinearProblem:
+    """One binary problem in SIGIR units (see the module docstring)."""
+
+    lam: float  # regularization weight
+    lam_u: float  # lam', weight of the averaged unlabeled loss
+    bias: str  # "regularized" or "free"
+    param: str  # "sigir" or "jmlr" (which one was used)
+    l: int
+    u: int
+    r: float
+    k: int  # round(u r): positives among the unlabeled points
+
+    @property
+    def lam_b(self) -> float:
+        return self.lam if self.bias == "regularized" else 0.0
+
+    @property
+    def c_l(self) -> float:
+        """Cost of one labeled squared hinge (``_primal`` convention: SIGIR's 1/l halved)."""
+        return 0.5 / self.l
+
+    def c_u(self, lam_u: float | None = None) -> float:
+        """Cost of one unlabeled squared hinge at weight ``lam_u`` (default: the target lam')."""
+        return 0.5 * (self.lam_u if lam_u is None else lam_u) / self.u
+
+    def to_user_units(self, value: float) -> float:
+        """A SIGIR-unit objective in the units of the parameterization used (JMLR: / lam)."""
+        return value / self.lam if self.param == "jmlr" else value
+
+
+def resolve_problem(est, y_pm, labeled) -> LinearProblem:
+    """Map the estimator's parameters and one binary problem to :class:`LinearProblem`."""
+    l = int(labeled.sum())
+    u = int((~labeled).sum())
+    param = est.param
+    if param == "auto":
+        param = "jmlr" if est.C is not None else "sigir"
+    if param == "jmlr":
+        if est.C is None:
+            raise ValueError("param='jmlr' needs C (and optionally C_star; C_star=None means C* = C)")
+        C = check_positive(est.C, "C")
+        C_star = C if est.C_star is None else check_positive(est.C_star, "C_star")
+        lam, lam_u = 1.0 / (2.0 * C * l), u * C_star / (l * C)
+        bias = "free"
+    else:
+        lam, lam_u = check_positive(est.lam, "lam"), check_positive(est.lam_u, "lam_u")
+        bias = "regularized"
+    if est.bias is not None:
+        bias = est.bias
+    r = estimate_r(y_pm[labeled]) if est.r is None else est.r
+    r = check_r(r)
+    return LinearProblem(lam, lam_u, bias, param, l, u, r, n_positive(u, r))
+
+
+def tsvm_objective(w, b, o_l, y_l, o_u, prob: LinearProblem, lam_u: float | None = None) -> float:
+    """SIGIR 2006 eq. (18) (= eq. 7 with the best labels), in SIGIR units.
+
+    ``lam/2 (||w||^2 [+ b^2]) + 1/(2l) sum max(0, 1 - y o)^2 + lam'/(2u) sum max(0, 1 - |o'|)^2``.
+    """
+    lu = prob.lam_u if lam_u is None else lam_u
+    reg = float(w @ w) + (b * b if prob.bias == "regularized" else 0.0)
+    hl = np.maximum(0.0, 1.0 - y_l * o_l)
+    hu = np.maximum(0.0, 1.0 - np.abs(o_u))
+    return 0.5 * prob.lam * reg + float(hl @ hl) / (2 * prob.l) + lu * float(hu @ hu) / (2 * prob.u)
+
+
+class SIGIRLinearBase(BaseS3VM):
+    """Checks and fitted attributes common to :class:`LinearTSVM` and :class:`MFA`.
+
+    Subclasses return from ``_fit_binary`` a ``BinaryFit`` whose ``info`` holds
+    ``"y_unlabeled"``: the final labels of the unlabeled points (exactly round(u r) positive).
+    For two classes those labels are ``transduction_`` on the unlabeled points.
+    """
+
+    balance = "threshold"
+    _accepts_sparse = True
+
+    def _check_params(self):
+        if self.kernel != "linear":
+            raise ValueError(f"{type(self).__name__} is a linear method (SIGIR 2006): kernel must be "
+                             f"'linear', got {self.kernel!r}")
+        if self.param not in _PARAMS:
+            raise ValueError(f"param must be one of {_PARAMS}, got {self.param!r}")
+        if self.bias is not None and self.bias not in _BIASES:
+            raise ValueError(f"bias must be None or one of {_BIASES}, got {self.bias!r}")
+        if self.param == "jmlr" and self.C is None:
+            raise ValueError("param='jmlr' needs C (and optionally C_star; C_star=None means C* = C)")
+        if self.param == "jmlr" or (self.param == "auto" and self.C is not None):
+            check_positive(self.C, "C")
+            if self.C_star is not None:
+                check_positive(self.C_star, "C_star")
+        else:
+            check_positive(self.lam, "lam")
+            check_positive(self.lam_u, "lam_u")
+        if self.r is not None:
+            check_r(self.r)
+        check_positive(self.tol, "tol")
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        infos = [f.info for f in self.binary_fits_]
+        self.objective_ = np.array([i["objective"] for i in infos])
+        self.n_mfn_ = np.array([i["n_mfn"] for i in infos])
+        if self.classes_.size == 2:
+            unl = np.asarray(y) == -1
+            self.transduction_ = self.transduction_.copy()
+            self.transduction_[unl] = self.classes_[(infos[0]["y_unlabeled"] > 0).astype(int)]
+        return self
