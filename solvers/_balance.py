@@ -75,24 +75,27 @@ def threshold_to_count(outputs, k: int) -> np.ndarray:
 
 
 def threshold_shift(outputs, k: int) -> float:
-    """The constant ``t`` such that exactly ``k`` of ``outputs - t`` are > 0.
+    """The constant ``t`` closest to 0 such that exactly ``k`` of ``outputs - t`` are > 0.
 
-    ``t`` is the midpoint between the k-th and (k+1)-th largest outputs, so the shifted outputs
-    keep their order and a bias adjustment by ``-t`` makes the model's own sign(f) meet the
-    balance constraint (3) -- not only the labels a combinatorial solver assigned internally.
-    When those two outputs are tied no shift can separate them; the count then misses by the
-    size of the tie, which the caller sees.
+    Any ``t`` in ``[o_(k+1), o_(k))`` (outputs sorted in decreasing order) gives exactly ``k``
+    positives; the one closest to 0 moves the model's bias the least, so when sign(f) already
+    meets the balance constraint (3) nothing changes, and otherwise the decision boundary moves
+    only as far as needed (a midpoint would jump across a whole low-density gap and shift every
+    test output with it). When ``o_(k)`` and ``o_(k+1)`` are tied no shift can separate them;
+    the count then misses by the size of the tie, which the caller sees.
     """
     o = np.sort(np.asarray(outputs, dtype=float).ravel())[::-1]
     if not 0 <= k <= o.size:
         raise ValueError(f"cannot make {k} of {o.size} outputs positive")
-    if o.size == 0:
+    lower = o[k] if k < o.size else -np.inf      # t >= lower: the (k+1)-th output is not positive
+    upper = o[k - 1] if k > 0 else np.inf        # t < upper: the k-th output stays positive
+    if lower <= 0.0 < upper:
         return 0.0
-    if k == 0:
-        return float(o[0] + max(1e-12, 1e-9 * abs(o[0])))
-    if k == o.size:
-        return float(o[-1] - max(1e-12, 1e-9 * abs(o[-1])))
-    return float(0.5 * (o[k - 1] + o[k]))
+    if 0.0 < lower:
+        return float(lower)
+    # 0 >= upper: the largest admissible t lies just below upper.
+    gap = upper - lower if np.isfinite(lower) else 1.0
+    return float(upper - min(1e-9 * max(1.0, abs(upper)), 0.5 * gap))
 
 
 @dataclass(frozen=True)

@@ -242,3 +242,15 @@ def test_harness_thresholds_combinatorial_outputs():
     b = res.binary[0]
     assert b.r == pytest.approx(np.mean(y[4:] == 1))
     assert b.n_pos == b.n_pos_target and res.balance_exact
+
+
+def test_threshold_shift_is_zero_when_sign_already_balanced():
+    from solvers._balance import threshold_shift
+
+    o = np.array([3.0, 2.0, 0.5, -0.5, -2.0])
+    assert threshold_shift(o, 3) == 0.0
+    # one point too many positive: the boundary moves just past that point, not to a midpoint
+    t = threshold_shift(o, 2)
+    assert t == 0.5 and np.sum(o - t > 0) == 2
+    t = threshold_shift(o, 4)
+    assert -0.5 - 1e-6 < t < -0.5 and np.sum(o - t > 0) == 4
