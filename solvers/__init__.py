@@ -21,6 +21,8 @@ REGISTRY: dict[str, str] = {
     "s3vm_light": "solvers.s3vm_light:S3VMLight",
     "tsvm_linear": "solvers.tsvm_linear:LinearTSVM",
     "mfa": "solvers.mfa:MFA",
+    "da": "solvers.da:DA",
+    "grad_da": "solvers.grad_da:GradDA",
 }
 
 
