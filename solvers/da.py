@@ -40,7 +40,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.special import expit
 
-from ._balance import check_r, estimate_r, n_positive, threshold_shift, threshold_to_count
+from ._balance import balance_root, check_r, estimate_r, n_positive, threshold_shift, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
 from ._losses import hinge_loss, squared_hinge_loss, squared_loss
@@ -91,24 +91,13 @@ class NuRoot:
     converged: bool
 
 
-def solve_nu(g, T, r, *, tol: float = 1e-12, max_iter: int = 300) -> NuRoot:
+def solve_nu(g, T, r, *, tol: float = 1e-12, max_iter: int = 500) -> NuRoot:
     """Balance multiplier nu of DA's p-step (ICML 2006 eq. 8 and the text after it).
 
-    Solves ``B(nu) = (1/u) sum_j 1/(1 + exp((g_j - nu)/T)) - r = 0``. B increases strictly and
-    continuously from ``-r`` to ``1 - r``, so the root is unique and lies in
-    ``[min g + T logit(r), max g + T logit(r)]`` (there every p_j <= r, resp. >= r).
-
-    Method ("a hybrid combination of Newton-Raphson iterations and the bisection method together
-    with a carefully set initial value", ICML 2006): in the scaled unknown ``z = nu / T`` the
-    equation is ``mean expit(z - a_j) = r`` with ``a_j = g_j / T``. The start is the T -> 0 root
-    ``z0 = quantile(a, r)`` (about u r of the a_j lie below it), which is also exact when all
-    a_j are equal up to ``logit(r)``; Newton steps are taken while they stay inside the current
-    bracket and at least halve |B|, otherwise the bracket is bisected. To keep full resolution
-    when T is tiny (|a_j| up to ~1e6 and more) the unknown is re-centred: ``z = ref + delta``
-    with ``d_j = a_j - ref`` formed once, so that near the root the logits ``delta - d_j`` of
-    the undecided points are O(1) numbers rather than differences of huge numbers; if the
-    bracket closes to adjacent floats before |B| <= tol, ``ref`` is moved to the current
-    iterate and the search is repeated (twice at most).
+    The root itself is found once for the whole project by
+    :func:`solvers._balance.balance_root` (safeguarded Newton-bisection on
+    ``mean_j 1/(1 + exp((g_j - nu)/T)) = r``); this adds the logits DA needs so that ``log p``
+    and ``log(1 - p)`` stay accurate when p is within rounding of 0 or 1 (entropy and KL tests).
 
     Parameters
     ----------
@@ -120,58 +109,25 @@ def solve_nu(g, T, r, *, tol: float = 1e-12, max_iter: int = 300) -> NuRoot:
         Target mean of p, in (0, 1).
     tol : float, default=1e-12
         Tolerance on ``|mean(p) - r|``.
-    max_iter : int, default=300
-        Steps at most per pass.
+    max_iter : int, default=500
+        Steps at most.
 
     Returns
     -------
     NuRoot
     """
-    g = np.asarray(g, dtype=np.float64).ravel()
-    if g.size == 0:
-        raise ValueError("g is empty: there are no unlabeled points")
-    if not np.all(np.isfinite(g)):
-        raise ValueError("g contains NaN or inf")
     T = check_positive(T, "T")
-    r = check_r(r)
-    a = g / T
-    logit_r = float(np.log(r) - np.log1p(-r))
-    z_lo, z_hi = float(a.min()) + logit_r, float(a.max()) + logit_r
-    ref = float(np.clip(np.quantile(a, r), z_lo, z_hi))
-    total_it = 0
-    best = None
-    for _ in range(3):
-        d = a - ref
-        lo, hi = z_lo - ref, z_hi - ref  # B(lo) <= 0 <= B(hi)
-        delta = 0.0
-        h_prev = np.inf
-        for _ in range(max_iter):
-            total_it += 1
-            x = delta - d
-            p = expit(x)
-            h = float(np.mean(p)) - r
-            if best is None or abs(h) < abs(best[3]):
-                best = (ref, delta, x, h)
-            if abs(h) <= tol:
-                break
-            if h < 0.0:
-                lo = delta
-            else:
-                hi = delta
-            dh = float(np.mean(p * expit(-x)))  # B'(z) = mean p (1 - p)
-            cand = delta - h / dh if dh > 0.0 else np.nan
-            if not (lo < cand < hi) or abs(h) > 0.5 * abs(h_prev):
-                cand = 0.5 * (lo + hi)  # bisection: the Newton step left the bracket or stalled
-                if not (lo < cand < hi):  # the bracket is two adjacent floats
-                    break
-            h_prev = h
-            delta = cand
-        if abs(best[3]) <= tol:
-            break
-        ref = best[0] + best[1]  # re-centre on the best iterate and refine
-    ref, delta, x, h = best
-    return NuRoot(nu=float(T * (ref + delta)), p=expit(x), logit=x, residual=float(h), n_iter=total_it,
-                  converged=abs(h) <= tol)
+    root = balance_root(g, T, r, tol=tol, max_iter=max_iter)
+    g = np.asarray(g, dtype=np.float64).ravel()
+    if root.method != "interpolation":
+        logit = (root.nu - g) / T  # exactly the argument balance_root passed to expit
+    else:  # sub-ulp root: p was interpolated, take its logits
+        p = np.clip(root.p, np.finfo(float).tiny, None)
+        logit = np.log(p) - np.log1p(-np.minimum(root.p, 1.0 - np.finfo(float).epsneg))
+    p = expit(logit)
+    residual = float(np.mean(p)) - check_r(r)
+    return NuRoot(nu=root.nu, p=p, logit=logit, residual=residual, n_iter=root.n_iter,
+                  converged=abs(residual) <= tol)
 
 
 def _log_pq(logit):
