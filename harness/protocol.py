@@ -88,6 +88,9 @@ class BinaryResult:
     unlabeled_outputs: np.ndarray = field(repr=False)
     test_outputs: np.ndarray | None = field(repr=False, default=None)
     dichotomic_iter: int = 0
+    #: For solvers that run the dichotomic search themselves: whether some r~ met constraint (3)
+    #: exactly (``search_exact``) and the bias shift applied otherwise (``threshold_shift``).
+    search: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -147,7 +150,14 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
     names = base.get_params(deep=False)
     X_unl = X_tr[n_lab:]
     t0 = time.perf_counter()
-    if getattr(base, "balance", None) == "mean_output" and "r_tilde" in names:
+    if getattr(base, "_internal_search", False) and "r_tilde" in names:
+        # The solver runs the same dichotomic search inside fit (r_tilde=None), reusing its
+        # per-fit preparation (centered kernel, feature map) for every r~.
+        est = base.set_params(r=r)  # r_tilde left as given (None: search)
+        est.fit(X_tr, y_tr01)
+        unl_out = est.decision_function(X_unl)
+        d_iter = int(sum(f.info.get("dichotomic_iter", 0) for f in est.binary_fits_))
+    elif getattr(base, "balance", None) == "mean_output" and "r_tilde" in names:
         def solve(r_tilde):
             est = clone(base).set_params(r_tilde=r_tilde)
             if "r" in names:
@@ -222,12 +232,21 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
         obj = protocol_objective(X_tr[:n_lab], y_pm[:n_lab], X_tr[n_lab:], unl_out, settings, gram)
         binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
                                      int(np.sum(est.n_iter_)), ";".join(getattr(est, "stop_reason_", []) or []),
-                                     unl_out, test_out, d_iter))
+                                     unl_out, test_out, d_iter, _search_notes(est)))
     unl_err = _error(binaries, y_true[n_lab:], "unlabeled_outputs")
     test_err = _error(binaries, y_test, "test_outputs") if X_test is not None else None
     return SplitResult(objective=float(np.mean([b.objective for b in binaries])), unlabeled_error=unl_err,
                        test_error=test_err, fit_seconds=float(sum(b.fit_seconds for b in binaries)),
                        binary=binaries, balance_exact=all(b.n_pos == b.n_pos_target for b in binaries))
+
+
+def _search_notes(est) -> dict:
+    fits = getattr(est, "binary_fits_", None) or []
+    infos = [f.info for f in fits if isinstance(f.info, dict) and "search_exact" in f.info]
+    if not infos:
+        return {}
+    return {"search_exact": all(i["search_exact"] for i in infos),
+            "threshold_shift": max(abs(i["threshold_shift"]) for i in infos)}
 
 
 def _error(binaries: list[BinaryResult], y, attr: str) -> float:

@@ -23,6 +23,10 @@ REGISTRY: dict[str, str] = {
     "mfa": "solvers.mfa:MFA",
     "da": "solvers.da:DA",
     "grad_da": "solvers.grad_da:GradDA",
+    "grad_s3vm": "solvers.grad_s3vm:GradS3VM",
+    "cs3vm": "solvers.cs3vm:CS3VM",
+    "cccp": "solvers.cccp:CCCP",
+    "newton": "solvers.newton:NewtonS3VM",
 }
 
 

@@ -91,10 +91,12 @@ def threshold_shift(outputs, k: int) -> float:
     upper = o[k - 1] if k > 0 else np.inf        # t < upper: the k-th output stays positive
     if lower <= 0.0 < upper:
         return 0.0
+    # Otherwise the admissible t closest to 0 is an end of the interval; step inside it by a
+    # hair (1e-9 relative, at most half the gap) so that the (k+1)-th output does not sit at
+    # exactly 0 once t is folded into a bias, where rounding could make it positive again.
+    gap = upper - lower if np.isfinite(lower) and np.isfinite(upper) else 1.0
     if 0.0 < lower:
-        return float(lower)
-    # 0 >= upper: the largest admissible t lies just below upper.
-    gap = upper - lower if np.isfinite(lower) else 1.0
+        return float(lower + min(1e-9 * max(1.0, abs(lower)), 0.5 * gap))
     return float(upper - min(1e-9 * max(1.0, abs(upper)), 0.5 * gap))
 
 
@@ -116,7 +118,7 @@ class DichotomicResult:
 
 
 def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], target: int, *, r0: float,
-                      max_iter: int = 40, step: float = 0.25) -> DichotomicResult:
+                      max_iter: int = 40, step: float = 0.25, xtol: float = 1e-12) -> DichotomicResult:
     """Search r~ until exactly ``target`` unlabeled outputs are positive (JMLR 2008 Sec. 4).
 
     First the bracket is found: starting at ``r0``, r~ moves up (too few positives) or down (too
@@ -136,9 +138,12 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     r0 : float
         First r~ tried (the true or estimated r, as in the paper).
     max_iter : int
-        Solves at most; the search also stops once the bracket is narrower than 1e-12.
+        Solves at most; the search also stops once the bracket is narrower than ``xtol``.
     step : float
         First bracketing step in r~.
+    xtol : float, default=1e-12
+        Width of the bracket in r~ at which bisection gives up: a non-convex solver's count can
+        jump over the target as r~ moves (its solution path bifurcates), and no r~ then hits it.
 
     Returns
     -------
@@ -162,7 +167,7 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
         else:
             hi = r
         if lo is not None and hi is not None:
-            if hi - lo < 1e-12:
+            if hi - lo < xtol:
                 break
             r = 0.5 * (lo + hi)
         else:  # still bracketing: move further in the needed direction

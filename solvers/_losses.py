@@ -42,6 +42,8 @@ __all__ = [
     "exp_unlabeled_loss",
     "flat_unlabeled_loss",
     "FLAT_LOSS_DEFAULTS",
+    "cccp_convex_loss",
+    "smoothed_exp_unlabeled_loss",
 ]
 
 
@@ -274,3 +276,72 @@ def flat_unlabeled_loss(
     # d/dt f(|t|) = sign(t) f'(|t|); the second derivative of an even function
     # of |t| is f''(|t|) (no delta at 0 because f' = 0 on the flat top).
     return LossEval(value, sgn * da, hess)
+
+
+def cccp_convex_loss(t) -> LossEval:
+    """Convex loss of one CCCP step on an unlabeled point (JMLR 2008 Sec. 4.1)::
+
+        L~(t) = 0          t >= 1
+                (1 - t)^2  |t| < 1
+                -4 t       t <= -1
+
+    on the margin ``t = y f`` with y the point's current label ``sign(f)``. It is the convex
+    part ``max(0, 1 - |t|)^2 + 2|t|`` plus the tangent ``-2 y t`` of the concave part ``-2|t|``
+    at the current point: the squared hinge continued linearly (slope -4, C^1) beyond t = -1.
+
+    Parameters
+    ----------
+    t : array_like
+        Margins ``y * f(x)``.
+
+    Returns
+    -------
+    LossEval
+        Value, derivative (``-2(1 - t)`` on |t| < 1, -4 below, 0 above) and second derivative
+        (2 on |t| < 1, else 0: the linear tail adds no curvature, so it does not count as a
+        support vector in the Newton step, JMLR 2008 eq. 18).
+    """
+    t = _as_float_array(t)
+    mid = np.abs(t) < 1.0
+    low = t <= -1.0
+    slack = 1.0 - t
+    value = np.where(mid, slack * slack, np.where(low, -4.0 * t, 0.0))
+    grad = np.where(mid, -2.0 * slack, np.where(low, -4.0, 0.0))
+    return LossEval(value, grad, np.where(mid, 2.0, 0.0))
+
+
+def smoothed_exp_unlabeled_loss(t, var, s: float = 5.0) -> LossEval:
+    """``exp(-s t^2)`` convolved with a Gaussian of variance ``var`` (cS3VM, JMLR 2008 Alg. 5).
+
+    Closed form of ``E[exp(-s (t + e)^2)]`` for ``e ~ N(0, var)``::
+
+        a = 1 + 2 s var,   value = a^(-1/2) exp(-s t^2 / a).
+
+    Smoothing the objective with the Gaussian ``exp(-||u||^2 / gamma)`` of Alg. 5 in the
+    variables w perturbs the output ``w . z_j`` by ``N(0, gamma ||z_j||^2 / 2)``, so the unlabeled
+    term of eq. (14) is smoothed exactly by this function with ``var_j = gamma ||z_j||^2 / 2``.
+
+    Parameters
+    ----------
+    t : array_like
+        Outputs ``f(x)`` on unlabeled points.
+    var : float or array_like
+        Variance of the smoothing, >= 0 (0 gives :func:`exp_unlabeled_loss`).
+    s : float, default=5.0
+
+    Returns
+    -------
+    LossEval
+        Value, ``-2 s t / a * value`` and ``(4 s^2 t^2 / a^2 - 2 s / a) * value``.
+    """
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError(f"s must be a positive finite number, got {s!r}")
+    var = _as_float_array(var)
+    if np.any(~np.isfinite(var)) or np.any(var < 0):
+        raise ValueError("var must be finite and >= 0")
+    t = _as_float_array(t)
+    a = 1.0 + 2.0 * s * var
+    e = np.exp(-s * t * t / a) / np.sqrt(a)
+    grad = -2.0 * s * t / a * e
+    hess = (4.0 * s * s * t * t / (a * a) - 2.0 * s / a) * e
+    return LossEval(e, grad, hess)

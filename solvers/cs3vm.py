@@ -1,0 +1,167 @@
+"""Continuation S3VM (``cs3vm``): Gaussian smoothing of objective (14), gamma decreased to 0.
+
+Chapelle, Chi, Zien 2006; Chapelle, Sindhwani, Keerthi, JMLR 2008, Sec. 4.3, Algorithm 5.
+
+Same objective, features and fixed bias as :mod:`solvers.grad_s3vm` (eq. 14 with s = 5,
+Method 1, centering eq. 13), but C* is kept at its final value and the objective is smoothed
+instead: Alg. 5 convolves it with ``(pi gamma)^(-d/2) exp(-||u||^2 / gamma)`` in w. JMLR 2008
+leaves open whether to smooth the whole objective or only its non-convex unlabeled term; we
+smooth the unlabeled term only (the other two are convex, and smoothing the quadratic
+regularizer only adds a constant). Under that smoothing the output ``w . z_j`` is perturbed by
+``N(0, gamma ||z_j||^2 / 2)``, and ``exp(-s t^2)`` convolved with a Gaussian has the closed form
+of :func:`solvers._losses.smoothed_exp_unlabeled_loss`.
+
+Schedule (ours; the paper gives none): ``gamma_0`` makes the first smoothed problem convex --
+the most negative curvature of the smoothed unlabeled term, ``-2 s C* a^(-3/2)`` per point with
+``a = 1 + s gamma ||z||^2``, must not exceed the regularizer's, i.e.
+``2 s C* a^(-3/2) lambda_max(Z_U^T Z_U) <= 1`` with ``||z||^2`` its median over the unlabeled
+points (exact when every ``||z_j||`` is equal, as for a Gaussian kernel before centering) --
+then ``n_smooth`` values decreasing geometrically to the gamma at which ``s gamma ||z||^2 =
+0.01`` (1% smoothing), and a last stage at gamma = 0 (Alg. 5's gamma_p = 0): the problem (14)
+itself. Each stage is minimized by L-BFGS, warm-started; the first starts from w = 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator, eigsh
+
+from ._losses import exp_unlabeled_loss, smoothed_exp_unlabeled_loss
+from ._mean_output import MeanOutputS3VM, Solution, check_int
+from ._validation import check_positive
+from .grad_s3vm import Method1Mixin, smooth_objective
+from .newton import s3vm_objective_p2
+
+__all__ = ["CS3VM", "gamma_schedule"]
+
+
+def _top_eigenvalue(Zu) -> float:
+    """lambda_max(Zu^T Zu) = ||Zu||_2^2 (ARPACK on the smaller Gram side; seeded start)."""
+    m, d = Zu.shape
+    if min(m, d) <= 200 and isinstance(Zu, np.ndarray):
+        return float(np.linalg.norm(Zu, 2) ** 2)
+    op = LinearOperator((d, d), dtype=np.float64, matvec=lambda v: np.asarray(Zu.T @ np.asarray(Zu @ v).ravel()).ravel())
+    v0 = np.ones(d) / np.sqrt(d)
+    return float(eigsh(op, k=1, which="LA", v0=v0, return_eigenvectors=False, tol=1e-6)[0])
+
+
+def gamma_schedule(s, C_star, lam_max, sq_norm, n_smooth, final_smoothing=0.01):
+    """Smoothing widths of Alg. 5 (see the module doc): convex start, geometric decrease, then 0.
+
+    Parameters
+    ----------
+    s, C_star : float
+    lam_max : float
+        ``lambda_max(Z_U^T Z_U)``.
+    sq_norm : float
+        Typical ``||z_j||^2`` of the unlabeled points (median).
+    n_smooth : int
+        Smoothed stages before the final gamma = 0 stage.
+    final_smoothing : float
+        ``s gamma ||z||^2`` at the last smoothed stage.
+
+    Returns
+    -------
+    ndarray
+        gamma_0 > ... > gamma_{p-1} > gamma_p = 0 (only ``[0]`` if no smoothing is needed).
+    """
+    sq_norm = max(float(sq_norm), np.finfo(float).tiny)
+    g0 = max(((2.0 * s * C_star * lam_max) ** (2.0 / 3.0) - 1.0) / (s * sq_norm), 0.0)
+    g_end = final_smoothing / (s * sq_norm)
+    if g0 <= g_end:
+        return np.array([0.0])
+    return np.r_[np.geomspace(g0, g_end, n_smooth), 0.0]
+
+
+class CS3VM(Method1Mixin, MeanOutputS3VM):
+    """cS3VM (JMLR 2008 Sec. 4.3, Alg. 5): continuation on the smoothed objective (14).
+
+    Parameters
+    ----------
+    kernel, sigma, C, C_star, r, r_tilde
+        As for :class:`solvers.newton.NewtonS3VM`.
+    s : float, default=5.0
+    n_smooth : int, default=10
+        Smoothed stages before the final unsmoothed one (Alg. 5's p).
+    final_smoothing : float, default=0.01
+        ``s gamma ||z||^2`` at the last smoothed stage.
+    kernel_map : {"eigh", "cholesky"}, default="eigh"
+    tol : float, default=1e-9
+    max_iter : int, default=1000
+        L-BFGS iterations per stage at most.
+
+    Attributes
+    ----------
+    ``binary_fits_[k].info["trace"]``: per stage gamma, L-BFGS iterations and message, smoothed
+    objective and objective (5) with p = 2.
+    """
+
+    _accepts_sparse = True
+
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, s=5.0, n_smooth=10,
+                 final_smoothing=0.01, kernel_map="eigh", tol=1e-9, max_iter=1000):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.C_star = C_star
+        self.r = r
+        self.r_tilde = r_tilde
+        self.s = s
+        self.n_smooth = n_smooth
+        self.final_smoothing = final_smoothing
+        self.kernel_map = kernel_map
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _check_params(self):
+        super()._check_params()
+        self._check_method1()
+        check_int(self.n_smooth, "n_smooth", 1)
+        check_positive(self.final_smoothing, "final_smoothing")
+
+    def _prepare(self, problem):
+        super()._prepare(problem)
+        Z = problem.cache["Z"]
+        unl = problem.unlabeled
+        if isinstance(Z, np.ndarray):
+            sq = np.einsum("ij,ij->i", Z, Z)
+            Zu = Z[unl]
+        else:  # sparse linear: ||x_j - m||^2 = ||x_j||^2 - 2 x_j . m + ||m||^2
+            X, m = problem.X, problem.mean_u
+            xsq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+            sq = xsq - 2.0 * np.asarray(X @ m).ravel() + float(m @ m)
+            Xu = X[unl]
+            Zu = LinearOperator((unl.size, X.shape[1]), dtype=np.float64,
+                                matvec=lambda v: np.asarray(Xu @ np.ravel(v)).ravel() - float(m @ np.ravel(v)),
+                                rmatvec=lambda u: np.asarray(Xu.T @ np.ravel(u)).ravel() - m * float(np.sum(u)))
+        problem.cache["sq_norms"] = np.maximum(sq, 0.0)
+        problem.cache["lam_max"] = _top_eigenvalue(Zu)
+
+    def _solve(self, problem, y_pm, C, C_star, b):
+        Z = problem.cache["Z"]
+        lab = problem.labeled
+        y_lab = y_pm[lab]
+        s = float(self.s)
+        sq_u = problem.cache["sq_norms"][problem.unlabeled]
+        gammas = gamma_schedule(s, C_star, problem.cache["lam_max"], float(np.median(sq_u)), int(self.n_smooth),
+                                float(self.final_smoothing))
+        w = np.zeros(Z.shape[1])
+        trace, n_iter, res = [], 0, None
+        for gamma in gammas:
+            var = 0.5 * gamma * sq_u
+
+            def unl_loss(t, var=var, gamma=gamma):
+                return smoothed_exp_unlabeled_loss(t, var, s) if gamma > 0 else exp_unlabeled_loss(t, s)
+
+            def fun(x, unl_loss=unl_loss):
+                v, g, _ = smooth_objective(x, Z, b, y_lab, lab, C, C_star, unl_loss)
+                return v, g
+            res = self._lbfgs(fun, w)
+            w = res.x
+            n_iter += int(res.nit)
+            v, _, o = smooth_objective(w, Z, b, y_lab, lab, C, C_star, unl_loss)
+            trace.append(dict(gamma=float(gamma), nit=int(res.nit), message=str(res.message), objective=v,
+                              s3vm_objective=s3vm_objective_p2(0.5 * float(w @ w), o, y_pm, lab, C, C_star)))
+        stop = "converged" if res.success else f"lbfgs: {res.message}"
+        kind = "w" if problem.linear else "beta"
+        return Solution(problem.cache["to_coef"](w), o, n_iter, stop, trace, kind)

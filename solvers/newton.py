@@ -1,0 +1,143 @@
+"""Newton S3VM (``newton``): Levenberg-Marquardt in beta with a flat unlabeled loss.
+
+Chapelle, Sindhwani, Keerthi, JMLR 2008, Sec. 4.4 (eqs. 15-18, Algorithm 6, Figure 7, Table 3).
+
+Problem (eq. 15, "Method 2": the expansion ``w = sum_i beta_i phi(x_i)``, kernel centered on the
+unlabeled mean by eq. 13 and bias fixed at ``b = 2 r~ - 1``, eq. 12)::
+
+    min_beta  1/2 beta^T K beta + C sum_lab l_L(y_i (K_i beta + b)) + C* sum_unl l_U(K_j beta + b)
+
+with the quadratic hinge ``l_L = max(0, 1 - t)^2`` and either the flat piecewise-quadratic loss
+of Fig. 7 (``loss="flat"``, :func:`solvers._losses.flat_unlabeled_loss`) or the plain
+``max(0, 1 - |t|)^2`` (``loss="quadratic"``, Fig. 2). Each annealing stage is minimized by
+:func:`solvers._primal.lm_newton` (Alg. 6, step by eq. 18 at ``O(n_sv^3 + n^2)``), warm-started
+from the previous stage; C* is annealed "as for nabla-S3VM" (Sec. 4.2): ``2^(i-10) C*``,
+i = 1..10. The first stage starts from beta = 0 (Alg. 6), where every unlabeled output equals b.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._losses import FLAT_LOSS_DEFAULTS, flat_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss
+from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, check_int
+from ._primal import lm_newton
+from ._validation import check_positive
+
+__all__ = ["NewtonS3VM", "labeled_loss_terms", "s3vm_objective_p2"]
+
+
+def labeled_loss_terms(o_lab, y_lab, C):
+    """``C sum max(0, 1 - y o)^2`` and its first/second derivatives with respect to o."""
+    L = squared_hinge_loss(y_lab * o_lab)
+    return C * float(np.sum(L.value)), C * y_lab * L.grad, C * L.hess
+
+
+def s3vm_objective_p2(reg, outputs, y_pm, labeled, C, C_star):
+    """JMLR 2008 eq. (5) with p = 2: ``reg + C sum max(0,1-y o)^2 + C* sum max(0,1-|o|)^2``."""
+    lab = float(np.sum(squared_hinge_loss(y_pm[labeled] * outputs[labeled]).value))
+    unl = float(np.sum(symmetric_squared_hinge_loss(outputs[~labeled]).value))
+    return float(reg) + C * lab + C_star * unl
+
+
+class NewtonS3VM(MeanOutputS3VM):
+    """Newton S3VM (JMLR 2008 Sec. 4.4, Alg. 6) with the flat or the quadratic unlabeled loss.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "linear"}, default="rbf"
+    sigma : float, default=1.0
+        Gaussian kernel width, ``k = exp(-||x - x'||^2 / (2 sigma^2))``.
+    C, C_star : float
+        Costs of labeled and unlabeled losses (C_star=None: C* = C, JMLR 2008 Sec. 5.2).
+    r : float, optional
+        Fraction of positive unlabeled points (None: estimated from the labeled points).
+    r_tilde : float, optional
+        None (default): dichotomic search on r~ until exactly round(u r) unlabeled outputs are
+        positive (JMLR 2008 Sec. 4); a number: one solve with ``b = 2 r_tilde - 1``.
+    loss : {"flat", "quadratic"}, default="flat"
+        ``l_U``: Fig. 7 or ``max(0, 1 - |t|)^2`` (the two columns of Table 3).
+    plateau, ramp : float
+        Shape of the flat loss (see :func:`solvers._losses.flat_unlabeled_loss`; the paper gives
+        only a figure, these are our reading of it).
+    anneal_steps : int, default=10
+    anneal_start : float, default=2**-9
+        First C* as a fraction of the final one; ``anneal_steps=1`` disables annealing.
+    tol : float, default=1e-10
+        Relative Newton-decrement tolerance of each stage (:func:`solvers._primal.lm_newton`).
+    max_iter : int, default=200
+        Levenberg-Marquardt iterations per stage at most.
+
+    Attributes
+    ----------
+    See :class:`solvers._base.BaseS3VM`; ``binary_fits_[k].info["trace"]`` has one entry per
+    annealing stage (C*, LM iterations and accepted steps, n_sv, stop reason, objective (15),
+    objective (5) with p = 2). ``n_iter_`` counts LM iterations of the retained solve;
+    ``info["total_iter"]`` over the whole dichotomic search.
+    """
+
+    _accepts_sparse = True
+
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, loss="flat",
+                 plateau=FLAT_LOSS_DEFAULTS["plateau"], ramp=FLAT_LOSS_DEFAULTS["ramp"], anneal_steps=10,
+                 anneal_start=2.0 ** -9, tol=1e-10, max_iter=200):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.C_star = C_star
+        self.r = r
+        self.r_tilde = r_tilde
+        self.loss = loss
+        self.plateau = plateau
+        self.ramp = ramp
+        self.anneal_steps = anneal_steps
+        self.anneal_start = anneal_start
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _check_params(self):
+        super()._check_params()
+        if self.loss not in ("flat", "quadratic"):
+            raise ValueError(f"loss must be 'flat' or 'quadratic', got {self.loss!r}")
+        if self.loss == "flat":
+            flat_unlabeled_loss(0.0, plateau=self.plateau, ramp=self.ramp)  # validates the shape
+        check_int(self.anneal_steps, "anneal_steps", 1)
+        if not check_positive(self.anneal_start, "anneal_start") <= 1.0:
+            raise ValueError(f"anneal_start (first C* / final C*) must be in (0, 1], got {self.anneal_start!r}")
+
+    def _unlabeled_loss(self, o):
+        if self.loss == "flat":
+            return flat_unlabeled_loss(o, plateau=self.plateau, ramp=self.ramp)
+        return symmetric_squared_hinge_loss(o)
+
+    def _solve(self, problem, y_pm, C, C_star, b):
+        K = problem.centered_gram()
+        lab = problem.labeled
+        unl = ~lab
+        y_lab = y_pm[lab]
+        n = K.shape[0]
+
+        def make_loss(cs):
+            def loss(o):
+                v_l, d_l, h_l = labeled_loss_terms(o[lab], y_lab, C)
+                U = self._unlabeled_loss(o[unl])
+                d = np.empty(n)
+                h = np.empty(n)
+                d[lab], h[lab] = d_l, h_l
+                d[unl], h[unl] = cs * U.grad, cs * U.hess
+                return v_l + cs * float(np.sum(U.value)), d, h
+            return loss
+
+        beta = None
+        trace = []
+        n_iter = 0
+        res = None
+        for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start):
+            res = lm_newton(K, b, make_loss(cs), beta, tol=float(self.tol), max_iter=int(self.max_iter))
+            beta = res.coef
+            n_iter += res.n_iter
+            reg = 0.5 * float(beta @ (res.outputs - b))
+            trace.append(dict(C_star=float(cs), n_iter=res.n_iter, n_accepted=res.n_accepted, n_sv=res.n_sv,
+                              stop_reason=res.stop_reason, objective=res.objective,
+                              s3vm_objective=s3vm_objective_p2(reg, res.outputs, y_pm, lab, C, C_star)))
+        return Solution(beta, res.outputs, n_iter, res.stop_reason, trace)

@@ -1,0 +1,428 @@
+"""The continuous S3VMs of JMLR 2008 Sec. 4: nabla-S3VM, cS3VM, CCCP, Newton S3VM (issue 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.base import clone
+
+from data_registry import Split, g50c_like, two_moons
+from harness.protocol import ProtocolSettings, _fit_binary_problem, run_split
+from solvers import get_solver
+from solvers._balance import dichotomic_search, n_positive
+from solvers._kernels import center_kernel, gaussian_kernel
+from solvers._losses import (cccp_convex_loss, exp_unlabeled_loss, flat_unlabeled_loss,
+                             smoothed_exp_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss)
+from solvers._mean_output import c_star_schedule
+from solvers._primal import lm_newton
+from solvers.cccp import CCCP
+from solvers.cs3vm import CS3VM, gamma_schedule
+from solvers.grad_s3vm import GradS3VM, smooth_objective
+from solvers.newton import NewtonS3VM, labeled_loss_terms
+from solvers.svm import SVM
+
+SOLVERS = {"grad_s3vm": GradS3VM, "cs3vm": CS3VM, "cccp": CCCP, "newton": NewtonS3VM}
+
+
+def _fd(f, x, h=1e-6):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = h
+        out[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
+
+
+def _small(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = rng.standard_normal((n, 3)) + 2.5 * y[:, None]
+    y_semi = y.copy()
+    y_semi[6:] = -1
+    return X, y, y_semi
+
+
+def _toy_split(seed=3):
+    """g50c-like clusters: 10 labeled points, the rest unlabeled."""
+    ds = g50c_like(seed, n=200)
+    rng = np.random.default_rng(seed)
+    lab = np.sort(np.r_[rng.choice(np.flatnonzero(ds.y == 0), 5, replace=False),
+                        rng.choice(np.flatnonzero(ds.y == 1), 5, replace=False)])
+    empty = np.empty(0, np.int64)
+    return ds, Split("test", 0, None, lab, np.setdiff1d(np.arange(ds.n_samples), lab), empty, empty)
+
+
+# ----------------------------------------------------------------------------- losses
+@pytest.mark.parametrize("loss", [
+    cccp_convex_loss,
+    lambda t: smoothed_exp_unlabeled_loss(t, 0.3, 5.0),
+    lambda t: smoothed_exp_unlabeled_loss(t, 0.0, 3.0),
+])
+def test_new_losses_derivatives(loss):
+    t = np.linspace(-2.3, 2.3, 47) + 1e-3  # avoid the kinks at +-1 exactly
+    L = loss(t)
+    h = 1e-6
+    np.testing.assert_allclose(L.grad, (loss(t + h).value - loss(t - h).value) / (2 * h), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(L.hess, (loss(t + h).grad - loss(t - h).grad) / (2 * h), rtol=1e-5, atol=1e-5)
+
+
+def test_cccp_loss_is_convex_part_plus_tangent():
+    """L~(t) = max(0,1-|t|)^2 + 2|t| - 2t for a point labeled +1 (JMLR 2008 Sec. 4.1)."""
+    t = np.linspace(-3, 3, 61)
+    direct = symmetric_squared_hinge_loss(t).value + 2 * np.abs(t) - 2 * t
+    np.testing.assert_allclose(cccp_convex_loss(t).value, direct, atol=1e-12)
+    assert np.all(np.diff(cccp_convex_loss(t).grad) >= -1e-12)  # convex
+
+
+def test_smoothed_exp_loss_is_the_gaussian_convolution():
+    """Closed form of exp(-s t^2) * N(0, var), checked by Gauss-Hermite quadrature."""
+    s, var = 5.0, 0.17
+    x, w = np.polynomial.hermite.hermgauss(80)
+    for t in (-1.2, -0.1, 0.0, 0.4, 2.0):
+        quad = np.sum(w * np.exp(-s * (t + np.sqrt(2 * var) * x) ** 2)) / np.sqrt(np.pi)
+        assert smoothed_exp_unlabeled_loss(t, var, s).value == pytest.approx(quad, rel=1e-10)
+    np.testing.assert_allclose(smoothed_exp_unlabeled_loss(np.r_[0.3], 0.0, s).value,
+                               exp_unlabeled_loss(np.r_[0.3], s).value)
+    with pytest.raises(ValueError, match="var"):
+        smoothed_exp_unlabeled_loss(0.0, -1.0)
+
+
+# -------------------------------------------------------------------- gradients (FD)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("var", [None, 0.2])
+def test_smooth_objective_gradient(sparse, var):
+    rng = np.random.default_rng(1)
+    n, d = 25, 4
+    Z = rng.standard_normal((n, d))
+    if sparse:
+        Z[np.abs(Z) < 0.6] = 0
+        Z = sp.csr_matrix(Z)
+    labeled = np.zeros(n, bool)
+    labeled[:6] = True
+    y_lab = np.where(np.arange(6) % 2 == 0, 1.0, -1.0)
+    w = 0.5 * rng.standard_normal(d)
+    loss = (lambda t: exp_unlabeled_loss(t, 5.0)) if var is None else (lambda t: smoothed_exp_unlabeled_loss(t, var))
+    _, g, _ = smooth_objective(w, Z, 0.1, y_lab, labeled, 3.0, 2.0, loss)
+    fd = _fd(lambda x: smooth_objective(x, Z, 0.1, y_lab, labeled, 3.0, 2.0, loss)[0], w)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("unl", ["flat", "quadratic", "cccp"])
+def test_newton_gradient_is_K_g(unl):
+    """eq. (16): the gradient of (15) in beta is K g, g = beta + d."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((20, 3))
+    K = gaussian_kernel(X, sigma=1.3)
+    labeled = np.arange(20) < 5
+    y_lab = np.where(np.arange(5) % 2 == 0, 1.0, -1.0)
+    y_u = np.where(rng.standard_normal(15) > 0, 1.0, -1.0)
+    b, C, Cs = 0.1, 2.0, 1.5
+
+    def omega(beta):
+        o = K @ beta + b
+        v, d_l, _ = labeled_loss_terms(o[labeled], y_lab, C)
+        if unl == "flat":
+            U = flat_unlabeled_loss(o[~labeled])
+        elif unl == "quadratic":
+            U = symmetric_squared_hinge_loss(o[~labeled])
+        else:
+            U = cccp_convex_loss(y_u * o[~labeled])
+            U = U._replace(grad=y_u * U.grad)
+        d = np.r_[d_l, Cs * U.grad]
+        return 0.5 * beta @ K @ beta + v + Cs * U.value.sum(), d
+
+    beta = 0.3 * rng.standard_normal(20)
+    _, d = omega(beta)
+    np.testing.assert_allclose(K @ (beta + d), _fd(lambda x: omega(x)[0], beta), rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------ the LM core
+def test_lm_newton_convex_matches_lbfgs():
+    """Convex case (quadratic hinge, fixed b): Alg. 6 reaches the minimum found by L-BFGS-B."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    K = gaussian_kernel(X, sigma=1.5)
+    C, b = 5.0, 0.2
+
+    def loss(o):
+        L = squared_hinge_loss(y * o)
+        return C * L.value.sum(), C * y * L.grad, C * L.hess
+
+    res = lm_newton(K, b, loss)
+    assert res.stop_reason == "decrement" and res.n_iter < 30
+
+    # first-order condition: the gradient K g vanishes
+    _, d, _ = loss(res.outputs)
+    assert np.abs(K @ (res.coef + d)).max() < 1e-6
+    # the same problem in Method 1 variables (w over the kernel-PCA map), well conditioned for L-BFGS
+    from solvers._kernels import kernel_pca_map
+    Z, _ = kernel_pca_map(K)
+
+    def f(w):
+        v, d, _ = loss(Z @ w + b)
+        return 0.5 * w @ w + v, w + Z.T @ d
+
+    ref = minimize(f, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
+                   options=dict(ftol=1e-15, gtol=1e-9, maxiter=5000))
+    assert res.objective == pytest.approx(ref.fun, rel=1e-8)
+
+
+def test_lm_newton_nonconvex_descends_and_handles_negative_curvature():
+    """The flat loss has negative curvature on its bends: LM raises lam until the step is safe."""
+    X = two_moons(0).X
+    labeled = np.zeros(X.shape[0], bool)
+    labeled[:2] = True
+    y_lab = np.array([1.0, -1.0])
+    K, _ = center_kernel(gaussian_kernel(X, sigma=0.5), ~labeled)
+    values = []
+
+    def loss(o):
+        v, d_l, h_l = labeled_loss_terms(o[labeled], y_lab, 10.0)
+        U = flat_unlabeled_loss(o[~labeled])
+        values.append(None)
+        return v + 10.0 * U.value.sum(), np.r_[d_l, 10.0 * U.grad], np.r_[h_l, 10.0 * U.hess]
+
+    beta0 = 0.05 * np.random.default_rng(0).standard_normal(X.shape[0])
+    start = 0.5 * beta0 @ K @ beta0 + loss(K @ beta0)[0]
+    res = lm_newton(K, 0.0, loss, beta0)
+    assert res.objective < start
+    assert res.stop_reason in ("decrement", "max_iter")
+    # accepted steps only: the objective of the result is the one recomputed at its beta
+    o = K @ res.coef
+    assert res.objective == pytest.approx(0.5 * res.coef @ (o) + loss(o)[0], rel=1e-10)
+
+
+def test_lm_newton_bad_input():
+    K = np.eye(3)
+    with pytest.raises(ValueError):
+        lm_newton(np.ones((2, 3)), 0.0, lambda o: (0.0, o * 0, o * 0))
+    with pytest.raises(ValueError, match="tol"):
+        lm_newton(K, 0.0, lambda o: (0.0, o * 0, o * 0), tol=0)
+    with pytest.raises(ValueError, match="beta0"):
+        lm_newton(K, 0.0, lambda o: (0.0, o * 0, o * 0), np.ones(2))
+
+
+# ------------------------------------------------------------ schedules
+def test_annealing_schedules():
+    np.testing.assert_allclose(c_star_schedule(8.0, 10, 2.0 ** -9), 8.0 * 2.0 ** (np.arange(1, 11) - 10.0))
+    np.testing.assert_allclose(c_star_schedule(5.0, 10, 1e-3)[[0, -1]], [5e-3, 5.0])
+    assert list(c_star_schedule(3.0, 1, 1e-3)) == [3.0]
+    g = gamma_schedule(5.0, 10.0, 40.0, 1.0, 10)
+    assert g.size == 11 and g[-1] == 0.0 and np.all(np.diff(g) < 0)
+    # gamma_0 makes the smoothed unlabeled curvature equal to the regularizer's: 2 s C* a^-3/2 lam = 1
+    a = 1 + 5.0 * g[0] * 1.0
+    assert 2 * 5.0 * 10.0 * a ** -1.5 * 40.0 == pytest.approx(1.0)
+    assert list(gamma_schedule(5.0, 1e-4, 1.0, 1.0, 10)) == [0.0]  # already convex: no smoothing
+
+
+# ----------------------------------------------------------- estimators
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_lowers_objective_relative_to_supervised_start(name):
+    """At a fixed bias each solver ends below the supervised solution on its own objective."""
+    ds, split = _toy_split()
+    idx = np.r_[split.labeled, split.unlabeled]
+    X, y = ds.X[idx], ds.y[idx].copy()
+    n_lab = split.labeled.size
+    y[n_lab:] = -1
+    C, sigma = 10.0, 10.0  # sigma ~ the inter-point distance of the 50-d clusters
+    est = SOLVERS[name](sigma=sigma, C=C, r=0.5, r_tilde=0.5).fit(X, y)
+    info = est.binary_fits_[0].info
+    labeled = y != -1
+    y_lab = np.where(y[labeled] == 1, 1.0, -1.0)
+    K, _ = center_kernel(gaussian_kernel(X, sigma=sigma), ~labeled)
+
+    def sup_loss(o):
+        v, d_l, h_l = labeled_loss_terms(o[labeled], y_lab, C)
+        return v, np.r_[d_l, np.zeros((~labeled).sum())], np.r_[h_l, np.zeros((~labeled).sum())]
+
+    sup = lm_newton(K, 0.0, sup_loss)
+    o_sup = sup.outputs
+    reg_sup = 0.5 * sup.coef @ (o_sup - 0.0)
+
+    def own(o, reg):
+        lab = C * squared_hinge_loss(y_lab * o[labeled]).value.sum()
+        u = o[~labeled]
+        if name in ("grad_s3vm", "cs3vm"):
+            unl = exp_unlabeled_loss(u, 5.0).value
+        elif name == "newton":
+            unl = flat_unlabeled_loss(u).value
+        else:
+            unl = symmetric_squared_hinge_loss(u).value
+        return reg + lab + C * unl.sum()
+
+    o = info["outputs"]
+    beta_c = est.binary_fits_[0].info  # the centered solution's regularizer is in the trace
+    last = info["trace"][-1]
+    final = last["objective"] if name in ("grad_s3vm", "cs3vm", "newton") else last["s3vm_objective"]
+    if name == "cs3vm":
+        assert last["gamma"] == 0.0  # the last stage is the unsmoothed problem (14)
+    assert final < own(o_sup, reg_sup) - 1.0
+    assert np.isfinite(o).all() and beta_c["search_exact"] in (True, False)
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_protocol_balance_exact_and_beats_svm_on_clusters(name):
+    ds, split = _toy_split()
+    st = ProtocolSettings(sigma=10.0, C=10.0)
+    svm = run_split(SVM, {}, ds, split, st)
+    res = run_split(SOLVERS[name], {}, ds, split, st)
+    assert res.balance_exact
+    assert res.binary[0].dichotomic_iter >= 1
+    assert res.objective < svm.objective
+    assert res.unlabeled_error <= svm.unlabeled_error
+
+
+@pytest.mark.parametrize("name", ["newton", "cccp"])
+def test_internal_search_is_the_harness_search(name):
+    """fit's search and the harness's clone-per-r~ search visit the same r~ and end at the same model."""
+    X, y01, y_semi = _small(n=60)
+    y_semi[6:] = -1
+    unl = y_semi == -1
+    r = 0.5
+    target = n_positive(unl.sum(), r)
+    cls = SOLVERS[name]
+    internal = cls(sigma=1.5, C=3.0, r=r).fit(X, y_semi)
+    seen = []
+
+    def solve(rt):
+        seen.append(rt)
+        est = cls(sigma=1.5, C=3.0, r=r, r_tilde=rt).fit(X, y_semi)
+        return est.decision_function(X[unl]), est
+
+    ext = dichotomic_search(solve, target, r0=r, max_iter=30, xtol=1e-4)
+    info = internal.binary_fits_[0].info
+    assert info["r_tilde"] == ext.r_tilde and info["dichotomic_iter"] == ext.n_iter
+    if ext.exact:
+        np.testing.assert_allclose(internal.decision_function(X), ext.payload.decision_function(X), atol=1e-10)
+    assert np.sum(internal.decision_function(X[unl]) > 0) == target
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_decision_function_reproduces_centered_outputs(name, kernel):
+    """The uncentered expansion (eq. 13 folded into beta', b') gives the outputs the solver optimized."""
+    X, y, y_semi = _small()
+    est = SOLVERS[name](kernel=kernel, sigma=1.5, C=2.0, r=0.5, r_tilde=0.55).fit(X, y_semi)
+    info = est.binary_fits_[0].info
+    np.testing.assert_allclose(est.decision_function(X), info["outputs"], rtol=1e-8, atol=1e-8)
+    unl = y_semi == -1
+    # mean-output constraint (12): the unlabeled outputs average to b = 2 r~ - 1
+    assert np.mean(info["outputs"][unl]) == pytest.approx(2 * 0.55 - 1, abs=1e-8)
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_linear_dense_equals_sparse(name):
+    X, _, y_semi = _small()
+    X[np.abs(X) < 0.3] = 0.0
+    kw = dict(kernel="linear", C=1.0, r=0.5)
+    d = SOLVERS[name](**kw).fit(X, y_semi)
+    s = SOLVERS[name](**kw).fit(sp.csr_matrix(X), y_semi)
+    np.testing.assert_allclose(d.coef_, s.coef_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(d.intercept_, s.intercept_, rtol=1e-5, atol=1e-6)
+
+
+def test_two_moons_newton_flat_separates_and_meets_balance():
+    """JMLR 2008 Table 3: the flat loss is the one that solves 2moons."""
+    ds = two_moons(0)
+    lab, unl = ds.splits[2]
+    empty = np.empty(0, np.int64)
+    split = Split("test", 0, None, lab[0], unl[0], empty, empty)
+    st = ProtocolSettings(sigma=0.5, C=10.0)
+    res = run_split(NewtonS3VM, {"loss": "flat"}, ds, split, st)
+    assert res.balance_exact
+    assert res.unlabeled_error < 0.2
+
+
+def test_cccp_annealing_switch_and_monotone_objective():
+    X, _, y_semi = _small(n=60)
+    a = CCCP(sigma=1.5, C=3.0, r=0.5, r_tilde=0.5).fit(X, y_semi).binary_fits_[0].info["trace"]
+    n = CCCP(sigma=1.5, C=3.0, r=0.5, r_tilde=0.5, anneal=False).fit(X, y_semi).binary_fits_[0].info["trace"]
+    assert len(a) == 10 and len(n) == 1
+    assert a[0]["C_star"] == pytest.approx(3e-3) and a[-1]["C_star"] == pytest.approx(3.0)
+    assert all(t["converged"] for t in a + n)
+
+
+def test_multiclass_one_vs_rest_and_registry():
+    rng = np.random.default_rng(0)
+    centers = np.array([[0, 0], [4, 0], [0, 4]])
+    y = np.repeat([0, 1, 2], 20)
+    X = centers[y] + rng.standard_normal((60, 2))
+    y_semi = y.copy()
+    y_semi[np.r_[3:20, 23:40, 43:60]] = -1
+    for name, cls in SOLVERS.items():
+        assert get_solver(name) is cls
+        m = cls(sigma=2.0, C=5.0).fit(X, y_semi)
+        assert m.decision_function(X).shape == (60, 3)
+        assert np.mean(m.predict(X) == y) > 0.85
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_refit_identical_params_untouched(name):
+    X, _, y_semi = _small()
+    m = SOLVERS[name](sigma=1.0, C=3.0)
+    params = m.get_params()
+    a = m.fit(X, y_semi).decision_function(X)
+    b = clone(m).fit(X, y_semi).decision_function(X)
+    np.testing.assert_array_equal(a, b)
+    assert m.get_params() == params
+    assert getattr(m, "_problem", None) is None  # the n x n caches are dropped after fit
+
+
+@pytest.mark.parametrize("mutate,match", [
+    (lambda X, y: (np.where(np.eye(*X.shape, dtype=bool), np.nan, X), y), "NaN"),
+    (lambda X, y: (X, -np.ones_like(y)), "no labeled point"),
+    (lambda X, y: (X, np.where(np.arange(y.size) < 5, 1, -1)), "only one class"),
+    (lambda X, y: (X, np.arange(y.size) % 2), "unlabeled set is empty"),
+])
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_bad_input(name, mutate, match):
+    X, _, y_semi = _small()
+    with pytest.raises(ValueError, match=match):
+        SOLVERS[name]().fit(*mutate(X, y_semi))
+
+
+@pytest.mark.parametrize("name,params,err,match", [
+    ("newton", {"loss": "hinge"}, ValueError, "loss must be 'flat' or 'quadratic'"),
+    ("newton", {"plateau": 0.9}, ValueError, "plateau"),
+    ("newton", {"anneal_steps": 0}, ValueError, "anneal_steps"),
+    ("newton", {"anneal_start": 2.0}, ValueError, "anneal_start"),
+    ("newton", {"r_tilde": "half"}, TypeError, "r_tilde"),
+    ("newton", {"r_tilde": np.inf}, ValueError, "r_tilde"),
+    ("newton", {"r": 1.5}, ValueError, "r must lie"),
+    ("newton", {"C_star": 0.0}, ValueError, "C_star"),
+    ("newton", {"tol": -1.0}, ValueError, "tol"),
+    ("cccp", {"anneal": "yes"}, TypeError, "anneal must be True or False"),
+    ("cccp", {"max_cccp_iter": 0}, ValueError, "max_cccp_iter"),
+    ("grad_s3vm", {"s": 0.0}, ValueError, "s must be > 0"),
+    ("grad_s3vm", {"kernel_map": "qr"}, ValueError, "kernel_map"),
+    ("grad_s3vm", {"max_iter": 0}, ValueError, "max_iter"),
+    ("cs3vm", {"n_smooth": 0}, ValueError, "n_smooth"),
+    ("cs3vm", {"final_smoothing": -1.0}, ValueError, "final_smoothing"),
+    ("cs3vm", {"kernel": "poly"}, ValueError, "kernel must be"),
+])
+def test_bad_params(name, params, err, match):
+    X, _, y_semi = _small()
+    with pytest.raises(err, match=match):
+        SOLVERS[name](**params).fit(X, y_semi)
+
+
+def test_cholesky_map_matches_eigh_map():
+    X, _, y_semi = _small()
+    a = GradS3VM(sigma=1.5, C=2.0, r=0.5, r_tilde=0.5).fit(X, y_semi)
+    b = GradS3VM(sigma=1.5, C=2.0, r=0.5, r_tilde=0.5, kernel_map="cholesky").fit(X, y_semi)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-4)
+
+
+def test_harness_reports_dichotomic_iterations():
+    ds, split = _toy_split()
+    st = ProtocolSettings(sigma=10.0, C=10.0)
+    idx = np.r_[split.labeled, split.unlabeled]
+    y01 = ds.y[idx].copy()
+    y01[split.labeled.size:] = -1
+    est, unl_out, _, secs, d_iter = _fit_binary_problem(NewtonS3VM, {}, st, ds.X[idx], y01, split.labeled.size,
+                                                        None, 0.5)
+    assert d_iter == est.binary_fits_[0].info["dichotomic_iter"] >= 1 and secs > 0
+    assert np.sum(unl_out > 0) == n_positive(split.unlabeled.size, 0.5)
