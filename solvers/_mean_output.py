@@ -42,20 +42,13 @@ from scipy.sparse.linalg import LinearOperator
 from ._balance import check_r, dichotomic_search, estimate_r, n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import KernelCentering, linear_kernel
-from ._validation import check_positive
+from ._validation import check_int, check_positive
 
 #: Solves of one dichotomic search at most, and the bracket width in r~ where it gives up.
 _SEARCH_MAX_ITER = 30
 _SEARCH_XTOL = 1e-4
 
-__all__ = ["MeanOutputS3VM", "CenteredProblem", "Solution", "c_star_schedule", "check_int"]
-
-
-def check_int(value, name: str, minimum: int) -> int:
-    """An integer ``>= minimum`` (bools rejected), else ``ValueError``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+__all__ = ["MeanOutputS3VM", "CenteredProblem", "Solution", "c_star_schedule"]
 
 
 def c_star_schedule(C_star: float, steps: int, start: float) -> np.ndarray:

@@ -976,8 +976,10 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
             Dsv = h[sv]
             inv_D = 1.0 / Dsv
             n_neg = int(np.sum(Dsv < 0.0))
-            g_nsv = np.where(sv_mask, 0.0, g)
-            KsvN_gN = K[sv] @ g_nsv  # K_sv,nsv g_nsv (eq. 18)
+            # K_sv,nsv g_nsv (eq. 18). After one full step g vanishes on most non-support points
+            # (beta_i = -d_i there), so only the rows of the others are read: O(n nnz).
+            gz = nsv[g[nsv] != 0.0]
+            KsvN_gN = (g[gz] @ K[gz])[sv] if 3 * gz.size < n else K[sv] @ np.where(sv_mask, 0.0, g)
         while lam <= 1e12:
             s = np.empty(n)
             s[nsv] = -g[nsv] / lam
@@ -1001,7 +1003,8 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
         if lam > 1e12:
             stop = "stalled"
             break
-        Ks = K @ s
+        nz = np.flatnonzero(s)
+        Ks = s[nz] @ K[nz] if 3 * nz.size < n else K @ s  # rows of the non-zero steps only (K symmetric)
         # Quadratic model with the true Hessian K + K D K (rho of Alg. 6).
         pred = float(Ks @ g) + 0.5 * float(s @ Ks) + 0.5 * float(Ks @ (h * Ks))
         if lam == 1.0 and -pred <= tol * max(1.0, omega):

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_positive"]
+__all__ = ["check_positive", "check_int"]
 
 
 def check_positive(value, name: str) -> float:
@@ -24,3 +24,10 @@ def check_positive(value, name: str) -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
     return float(value)
+
+
+def check_int(value, name: str, minimum: int) -> int:
+    """Return ``value`` as an int if it is an integer (not a bool) ``>= minimum``, else ``ValueError``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)

@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._losses import cccp_convex_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, check_int
+from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule
 from ._primal import lm_newton
-from ._validation import check_positive
+from ._validation import check_int, check_positive
 from .newton import labeled_loss_terms, s3vm_objective_p2
 
 __all__ = ["CCCP"]

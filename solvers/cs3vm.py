@@ -27,8 +27,8 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._losses import exp_unlabeled_loss, smoothed_exp_unlabeled_loss
-from ._mean_output import MeanOutputS3VM, Solution, check_int
-from ._validation import check_positive
+from ._mean_output import MeanOutputS3VM, Solution
+from ._validation import check_int, check_positive
 from .grad_s3vm import Method1Mixin, smooth_objective
 from .newton import s3vm_objective_p2
 

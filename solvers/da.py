@@ -45,6 +45,7 @@ from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
 from ._losses import hinge_loss, squared_hinge_loss, squared_loss
 from ._primal import kernel_newton
+from ._validation import check_int as _check_int
 from ._validation import check_positive
 
 __all__ = ["DA", "NuRoot", "solve_nu", "bernoulli_entropy", "bernoulli_kl", "s3vm_objective", "LOSSES"]
@@ -297,11 +298,6 @@ class _L1Step(_DuplicatedStep):
 # ----------------------------------------------------------------------------
 # the estimator
 # ----------------------------------------------------------------------------
-def _check_int(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
 
 class _AnnealingParams:
     """Parameter checks shared by :class:`DA` and :class:`solvers.grad_da.GradDA`."""

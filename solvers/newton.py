@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._losses import FLAT_LOSS_DEFAULTS, flat_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, check_int
+from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule
 from ._primal import lm_newton
-from ._validation import check_positive
+from ._validation import check_int, check_positive
 
 __all__ = ["NewtonS3VM", "labeled_loss_terms", "s3vm_objective_p2"]
 

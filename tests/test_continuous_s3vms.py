@@ -253,14 +253,11 @@ def test_lowers_objective_relative_to_supervised_start(name):
             unl = symmetric_squared_hinge_loss(u).value
         return reg + lab + C * unl.sum()
 
-    o = info["outputs"]
-    beta_c = est.binary_fits_[0].info  # the centered solution's regularizer is in the trace
     last = info["trace"][-1]
     final = last["objective"] if name in ("grad_s3vm", "cs3vm", "newton") else last["s3vm_objective"]
     if name == "cs3vm":
         assert last["gamma"] == 0.0  # the last stage is the unsmoothed problem (14)
     assert final < own(o_sup, reg_sup) - 1.0
-    assert np.isfinite(o).all() and beta_c["search_exact"] in (True, False)
 
 
 @pytest.mark.parametrize("name", list(SOLVERS))
