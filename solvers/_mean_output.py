@@ -201,6 +201,12 @@ class MeanOutputS3VM(BaseS3VM):
         check_positive(self.tol, "tol")
         check_int(self.max_iter, "max_iter", 1)
 
+    def _check_anneal_schedule(self):
+        """``anneal_steps`` (int >= 1) and ``anneal_start`` (first C* / final C*, in (0, 1])."""
+        check_int(self.anneal_steps, "anneal_steps", 1)
+        if not check_positive(self.anneal_start, "anneal_start") <= 1.0:
+            raise ValueError(f"anneal_start (first C* / final C*) must be in (0, 1], got {self.anneal_start!r}")
+
     # ------------------------------------------------------------------ hooks
     def _prepare(self, problem: CenteredProblem) -> None:
         """Add per-fit precomputations to ``problem.cache`` (called once per ``fit``)."""

@@ -37,7 +37,7 @@ import numpy as np
 from ._losses import cccp_convex_loss
 from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule
 from ._primal import lm_newton
-from ._validation import check_int, check_positive
+from ._validation import check_int
 from .newton import labeled_loss_terms, s3vm_objective_p2
 
 __all__ = ["CCCP"]
@@ -91,9 +91,7 @@ class CCCP(MeanOutputS3VM):
         super()._check_params()
         if not isinstance(self.anneal, (bool, np.bool_)):
             raise TypeError(f"anneal must be True or False, got {self.anneal!r}")
-        check_int(self.anneal_steps, "anneal_steps", 1)
-        if not check_positive(self.anneal_start, "anneal_start") <= 1.0:
-            raise ValueError(f"anneal_start (first C* / final C*) must be in (0, 1], got {self.anneal_start!r}")
+        self._check_anneal_schedule()
         check_int(self.max_cccp_iter, "max_cccp_iter", 1)
 
     def _solve(self, problem, y_pm, C, C_star, b):

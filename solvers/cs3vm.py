@@ -27,10 +27,9 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._losses import exp_unlabeled_loss, smoothed_exp_unlabeled_loss
-from ._mean_output import MeanOutputS3VM, Solution
+from ._mean_output import MeanOutputS3VM
 from ._validation import check_int, check_positive
-from .grad_s3vm import Method1Mixin, smooth_objective
-from .newton import s3vm_objective_p2
+from .grad_s3vm import Method1Mixin
 
 __all__ = ["CS3VM", "gamma_schedule"]
 
@@ -138,30 +137,16 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
         problem.cache["lam_max"] = _top_eigenvalue(Zu)
 
     def _solve(self, problem, y_pm, C, C_star, b):
-        Z = problem.cache["Z"]
-        lab = problem.labeled
-        y_lab = y_pm[lab]
         s = float(self.s)
         sq_u = problem.cache["sq_norms"][problem.unlabeled]
         gammas = gamma_schedule(s, C_star, problem.cache["lam_max"], float(np.median(sq_u)), int(self.n_smooth),
                                 float(self.final_smoothing))
-        w = np.zeros(Z.shape[1])
-        trace, n_iter, res = [], 0, None
-        for gamma in gammas:
+
+        def stage(gamma):
             var = 0.5 * gamma * sq_u
+            if gamma > 0:
+                return lambda t: smoothed_exp_unlabeled_loss(t, var, s)
+            return lambda t: exp_unlabeled_loss(t, s)
 
-            def unl_loss(t, var=var, gamma=gamma):
-                return smoothed_exp_unlabeled_loss(t, var, s) if gamma > 0 else exp_unlabeled_loss(t, s)
-
-            def fun(x, unl_loss=unl_loss):
-                v, g, _ = smooth_objective(x, Z, b, y_lab, lab, C, C_star, unl_loss)
-                return v, g
-            res = self._lbfgs(fun, w)
-            w = res.x
-            n_iter += int(res.nit)
-            v, _, o = smooth_objective(w, Z, b, y_lab, lab, C, C_star, unl_loss)
-            trace.append(dict(gamma=float(gamma), nit=int(res.nit), message=str(res.message), objective=v,
-                              s3vm_objective=s3vm_objective_p2(0.5 * float(w @ w), o, y_pm, lab, C, C_star)))
-        stop = "converged" if res.success else f"lbfgs: {res.message}"
-        kind = "w" if problem.linear else "beta"
-        return Solution(problem.cache["to_coef"](w), o, n_iter, stop, trace, kind)
+        stages = ((C_star, stage(g), {"gamma": float(g)}) for g in gammas)
+        return self._lbfgs_stages(problem, y_pm, C, C_star, b, stages)

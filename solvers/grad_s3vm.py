@@ -89,10 +89,32 @@ class Method1Mixin:
             problem.cache["to_coef"] = lambda w: sla.solve_triangular(L.T, w, lower=False, check_finite=False)
         problem.cache.pop("Kc", None)  # only Z is needed from here on
 
-    def _lbfgs(self, fun, x0):
+    def _lbfgs_stages(self, problem, y_pm, C, C_star, b, stages):
+        """Minimize objective (14) by L-BFGS over a sequence of stages, each warm-started.
+
+        ``stages`` yields ``(C*_stage, unlabeled_loss, trace_fields)``; the first stage starts
+        from w = 0. The trace's ``s3vm_objective`` is eq. (5) with p = 2 at the final C*.
+        """
+        Z = problem.cache["Z"]
+        lab = problem.labeled
+        y_lab = y_pm[lab]
         gtol = float(self.tol) * max(1.0, float(self.C))
-        return minimize(fun, x0, jac=True, method="L-BFGS-B",
-                        options=dict(maxiter=int(self.max_iter), ftol=float(self.tol), gtol=gtol, maxcor=20))
+        options = dict(maxiter=int(self.max_iter), ftol=float(self.tol), gtol=gtol, maxcor=20)
+        w = np.zeros(Z.shape[1])
+        trace, n_iter, res = [], 0, None
+        for cs, unl_loss, fields in stages:
+            def fun(x, cs=cs, unl_loss=unl_loss):
+                v, g, _ = smooth_objective(x, Z, b, y_lab, lab, C, cs, unl_loss)
+                return v, g
+            res = minimize(fun, w, jac=True, method="L-BFGS-B", options=options)
+            w = res.x
+            n_iter += int(res.nit)
+            v, _, o = smooth_objective(w, Z, b, y_lab, lab, C, cs, unl_loss)
+            trace.append(dict(fields, nit=int(res.nit), message=str(res.message), objective=v,
+                              s3vm_objective=s3vm_objective_p2(0.5 * float(w @ w), o, y_pm, lab, C, C_star)))
+        stop = "converged" if res.success else f"lbfgs: {res.message}"
+        kind = "w" if problem.linear else "beta"
+        return Solution(problem.cache["to_coef"](w), o, n_iter, stop, trace, kind)
 
 
 class GradS3VM(Method1Mixin, MeanOutputS3VM):
@@ -139,31 +161,14 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
     def _check_params(self):
         super()._check_params()
         self._check_method1()
-        check_int(self.anneal_steps, "anneal_steps", 1)
-        if not check_positive(self.anneal_start, "anneal_start") <= 1.0:
-            raise ValueError(f"anneal_start (first C* / final C*) must be in (0, 1], got {self.anneal_start!r}")
+        self._check_anneal_schedule()
 
     def _solve(self, problem, y_pm, C, C_star, b):
-        Z = problem.cache["Z"]
-        lab = problem.labeled
-        y_lab = y_pm[lab]
         s = float(self.s)
 
         def unl_loss(t):
             return exp_unlabeled_loss(t, s)
 
-        w = np.zeros(Z.shape[1])
-        trace, n_iter, res = [], 0, None
-        for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start):
-            def fun(x, cs=cs):
-                v, g, _ = smooth_objective(x, Z, b, y_lab, lab, C, cs, unl_loss)
-                return v, g
-            res = self._lbfgs(fun, w)
-            w = res.x
-            n_iter += int(res.nit)
-            v, _, o = smooth_objective(w, Z, b, y_lab, lab, C, cs, unl_loss)
-            trace.append(dict(C_star=float(cs), nit=int(res.nit), message=str(res.message), objective=v,
-                              s3vm_objective=s3vm_objective_p2(0.5 * float(w @ w), o, y_pm, lab, C, C_star)))
-        stop = "converged" if res.success else f"lbfgs: {res.message}"
-        kind = "w" if problem.linear else "beta"
-        return Solution(problem.cache["to_coef"](w), o, n_iter, stop, trace, kind)
+        stages = ((cs, unl_loss, {"C_star": float(cs)})
+                  for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start))
+        return self._lbfgs_stages(problem, y_pm, C, C_star, b, stages)

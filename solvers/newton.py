@@ -22,7 +22,6 @@ import numpy as np
 from ._losses import FLAT_LOSS_DEFAULTS, flat_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss
 from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule
 from ._primal import lm_newton
-from ._validation import check_int, check_positive
 
 __all__ = ["NewtonS3VM", "labeled_loss_terms", "s3vm_objective_p2"]
 
@@ -101,9 +100,7 @@ class NewtonS3VM(MeanOutputS3VM):
             raise ValueError(f"loss must be 'flat' or 'quadratic', got {self.loss!r}")
         if self.loss == "flat":
             flat_unlabeled_loss(0.0, plateau=self.plateau, ramp=self.ramp)  # validates the shape
-        check_int(self.anneal_steps, "anneal_steps", 1)
-        if not check_positive(self.anneal_start, "anneal_start") <= 1.0:
-            raise ValueError(f"anneal_start (first C* / final C*) must be in (0, 1], got {self.anneal_start!r}")
+        self._check_anneal_schedule()
 
     def _unlabeled_loss(self, o):
         if self.loss == "flat":
