@@ -7,6 +7,9 @@ Subcommands::
     s3vm-bench data info NAME
     s3vm-bench run --solver NAME --dataset NAME [--splits N] ...
     s3vm-bench demo                      the main job on built-in (synthetic) data
+    s3vm-bench optima build SET... [--n N] [--time-limit S]   branch-and-bound reference optima
+    s3vm-bench optima show SET           what is stored, certified or not
+    s3vm-bench compare SOLVER [--datasets SET...] [--splits N]  a solver against the optima
 """
 
 from __future__ import annotations
@@ -119,6 +122,59 @@ def _run(args) -> int:
     return 0 if all(r["status"] == "done" for r in rows) else 1
 
 
+def _optima_build(args) -> int:
+    from data_registry import DataFetchError
+
+    from .optima import build
+
+    try:
+        for name in args.sets:
+            build(name, args.n, time_limit=args.time_limit, node_limit=args.node_limit, seed_truth=args.seed_truth,
+                  force=args.force)
+    except (ValueError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _optima_show(args) -> int:
+    from .optima import load_store
+
+    try:
+        store = load_store(args.set)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    entries = store["entries"]
+    print(f"{store['set']}: {store['description']} ({store['paper']}); settings {store['settings']}")
+    print(f"{'problem':>14} {'objective':>10} {'lower bd':>10} {'gap%':>8} {'status':>10} {'nodes':>8} {'seconds':>8} "
+          f"{'unl.err%':>8} {'J(truth)':>10}")
+    for key, e in entries.items():
+        print(f"{key:>14} {e['objective']:>10.4f} {e['lower_bound']:>10.4f} {100 * e['gap']:>8.3f} {e['status']:>10} "
+              f"{e['nodes']:>8} {e['seconds']:>8.2f} {100 * e['unlabeled_error']:>8.1f} {e['objective_true_labels']:>10.4f}")
+    if entries:
+        cert = sum(e["certified"] for e in entries.values())
+        print(f"{len(entries)} binary problems, {cert} certified optimal; median seconds "
+              f"{np.median([e['seconds'] for e in entries.values()]):.2f}, median nodes "
+              f"{np.median([e['nodes'] for e in entries.values()]):.0f}")
+    return 0
+
+
+def _compare(args) -> int:
+    from data_registry import DataFetchError
+
+    from .compare import compare
+    from .run import parse_params
+
+    try:
+        compare(args.solver, args.datasets, args.splits, params=parse_params(args.param),
+                compute_missing=args.compute_missing, time_limit=args.time_limit)
+    except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="s3vm-bench", description="Semi-supervised SVM benchmark suite.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -147,6 +203,32 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
     r.add_argument("--results", default="results/runs.csv", help="CSV the rows are appended to")
     r.set_defaults(func=_run)
+
+    o = sub.add_parser("optima", help="branch-and-bound reference optima of the small problems")
+    osub = o.add_subparsers(dest="optima_command", required=True)
+    ob = osub.add_parser("build", help="compute and store the missing optima")
+    ob.add_argument("sets", nargs="+", metavar="SET", help="two_moons, coil3, 2moons")
+    ob.add_argument("--n", type=int, help="problems (realizations or splits) per set (default: the paper's)")
+    ob.add_argument("--time-limit", dest="time_limit", type=float, help="seconds per binary problem")
+    ob.add_argument("--node-limit", dest="node_limit", type=int, help="nodes per binary problem")
+    ob.add_argument("--seed-truth", dest="seed_truth", action="store_true",
+                    help="seed the incumbent with the true labeling (speeds up pruning; recorded)")
+    ob.add_argument("--force", action="store_true", help="recompute stored entries too")
+    ob.set_defaults(func=_optima_build)
+    osh = osub.add_parser("show", help="print a stored reference file")
+    osh.add_argument("set", metavar="SET")
+    osh.set_defaults(func=_optima_show)
+
+    c = sub.add_parser("compare", help="a solver against the stored branch-and-bound optima")
+    c.add_argument("solver", help="registry name or package.module:Class")
+    c.add_argument("--datasets", nargs="+", default=["two_moons", "coil3"], metavar="SET",
+                   help="reference sets (default: two_moons coil3)")
+    c.add_argument("--splits", type=int, help="problems per set (default: all stored for the paper's count)")
+    c.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
+    c.add_argument("--compute-missing", dest="compute_missing", action="store_true",
+                   help="run branch and bound where no optimum is stored (and store it)")
+    c.add_argument("--time-limit", dest="time_limit", type=float, help="with --compute-missing: seconds per problem")
+    c.set_defaults(func=_compare)
 
     d = sub.add_parser("demo", help="the main job on built-in data (no download)")
     d.add_argument("--seed", type=int, default=0)

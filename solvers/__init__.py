@@ -27,6 +27,7 @@ REGISTRY: dict[str, str] = {
     "cs3vm": "solvers.cs3vm:CS3VM",
     "cccp": "solvers.cccp:CCCP",
     "newton": "solvers.newton:NewtonS3VM",
+    "bb": "solvers.bb:BranchAndBoundS3VM",
 }
 
 

@@ -1,0 +1,668 @@
+"""Branch and bound: the certified global optimum of the S3VM (NIPS 2006, Alg. 1; JMLR 2008 Sec. 3.1).
+
+The problem (NIPS 2006, eqs. 1-3; JMLR 2008 eq. 4 with p = 2) is the combinatorial one::
+
+    min_{y_u in {-1,+1}^u, sum_i max(y_i, 0) = k}  J(y_u),
+    J(y_u) = min_{beta, b} 1/2 beta^T K beta + C sum_labeled xi_i^2 + C* sum_unlabeled xi_i^2,
+    xi_i = max(0, 1 - y_i ((K beta)_i + b)),
+
+the same L2-SVM objective the common protocol reports (JMLR 2008 Sec. 5.2), so a solver's
+protocol objective divided by the optimum found here is >= 1 (up to the stated tolerance).
+
+Algorithm 1 of NIPS 2006, made iterative (an explicit stack instead of recursion, so that node
+and time limits can stop the search with a valid lower bound):
+
+* **Tree.** A node is a partial labeling; its two children label one more unlabeled point.
+* **Lower bound** (NIPS Sec. 4): the L2-SVM objective s(L) on the points labeled so far -- the
+  S3VM objective with the unlabeled term of the still-unlabeled points dropped, hence <= J at
+  every leaf below. A node is pruned when s(L) >= ub (1 - gap_tol), ub the incumbent (the best
+  leaf so far, or an initial labeling from another solver).
+* **Balance** (Alg. 1, first test): a node with more than k positives or more than u - k
+  negatives among its assigned labels is pruned before any training. A node where the balance
+  leaves one completion only (k positives reached, or u - k negatives) jumps straight to that
+  leaf.
+* **Branching** (NIPS eqs. 7-8, Proposition 1): the point and label that would raise s(L) the
+  most, ``argmax_{x in U, y} max(0, 1 - y f(x))^2 / (2 S_x + 1/C*)`` with
+  ``S_x = K(x,x) - v^T M^{-1} v`` the Schur complement of x against the bordered support-vector
+  matrix ``M = [[K_sv + I/(2C), 1], [1^T, 0]]``; the maximizing y is always ``-sign f(x)``, so
+  the point with the largest ``(1 + |f(x)|)^2 / (2 S_x + 1/C*)`` is branched on and its most
+  likely label ``sign f(x)`` explored first (depth first).
+* **Incremental retraining** (NIPS Sec. 6). The L2-SVM of a child is the parent's plus one
+  term, so it is re-solved by the finite Newton method of ``solvers._primal.kernel_newton``
+  warm-started at the parent's optimum, but each Newton point comes from an explicitly kept
+  inverse ``(K_SS + diag(1/(2 c_S)))^{-1}`` updated by block bordering when support vectors
+  enter and by the block Schur formula when they leave -- ``O(n_sv^2)`` per changed point
+  instead of a fresh ``O(n_sv^3)`` factorization. A child whose new point lands outside the
+  margin (``y f(x) >= 1``) costs nothing: the parent's solution is already optimal. The
+  inverse is rebuilt from scratch only when the residual of the Newton system exceeds 1e-8
+  (``n_refactor`` counts those rebuilds).
+
+The lower bound reported when a limit stops the search is the smallest of the incumbent, the
+bounds of the pruned nodes and the bounds of the nodes still waiting on the stack (a child's
+s(L) is at least its parent's), so ``lower_bound <= optimum <= objective`` always holds.
+
+:func:`brute_force` enumerates every balanced labeling of a tiny problem with an independent
+code path (a cold :func:`solvers._primal.kernel_newton` per labeling); it is the test oracle.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+
+from ._balance import check_r, estimate_r, n_positive, threshold_to_count
+from ._base import BaseS3VM, BinaryFit
+from ._kernels import linear_kernel
+from ._primal import _exact_line_search, kernel_newton
+from ._validation import check_int, check_positive
+
+__all__ = ["BBResult", "BranchAndBoundS3VM", "BruteForceResult", "branch_and_bound", "brute_force",
+           "s3vm_objective"]
+
+_MARGIN_TOL = 1e-9  # same support-set test as kernel_newton
+_RESID_TOL = 1e-6  # Newton-system residual that triggers rebuilding the inverse
+_MAX_NEWTON = 200
+_MEMORY_BUDGET = 2e9  # bytes: worst case of one inverse per tree level
+
+
+@dataclass
+class BBResult:
+    """Outcome of :func:`branch_and_bound`.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (u,)
+        Best labeling found of the unlabeled points (+-1, in the order of ``y == 0``); it has
+        exactly ``n_pos`` positives.
+    objective : float
+        J(labels), the L2-SVM objective of the completed set (the incumbent).
+    lower_bound : float
+        A certified lower bound on the optimum (equal to ``objective`` up to ``gap_tol`` when
+        ``status == "optimal"``).
+    gap : float
+        ``(objective - lower_bound) / objective``.
+    status : {"optimal", "node_limit", "time_limit"}
+    nodes : int
+        Nodes explored (L2-SVMs solved), root and leaves included; balance-pruned children,
+        which need no training, are counted in ``n_pruned_balance`` only.
+    seconds : float
+    coef, intercept, outputs
+        The L2-SVM of ``labels``: expansion coefficients over all n points, bias, outputs on them.
+    n_leaves, n_pruned_bound, n_pruned_balance, n_refactor, max_depth : int
+    found_at_node : int
+        Node count when the returned labeling was found (0: the initial labeling was optimal).
+    initial_upper_bound : float
+        J of the initial labeling (``inf`` if none was given).
+    """
+
+    labels: np.ndarray
+    objective: float
+    lower_bound: float
+    gap: float
+    status: str
+    nodes: int
+    seconds: float
+    coef: np.ndarray = field(repr=False)
+    intercept: float = 0.0
+    outputs: np.ndarray = field(repr=False, default=None)
+    n_leaves: int = 0
+    n_pruned_bound: int = 0
+    n_pruned_balance: int = 0
+    n_refactor: int = 0
+    max_depth: int = 0
+    found_at_node: int = 0
+    initial_upper_bound: float = math.inf
+
+
+class _State:
+    """An L2-SVM optimum on a node's labeled set: support set, inverse, coefficients, outputs."""
+
+    __slots__ = ("S", "Ainv", "beta", "b", "f", "value", "look")
+
+    def __init__(self, S, Ainv, beta, b, f, value):
+        self.S, self.Ainv, self.beta, self.b, self.f, self.value = S, Ainv, beta, b, f, value
+        # (score, lb_pos, lb_neg) over all n points, computed once per distinct state: a child
+        # that leaves the SVM unchanged shares its parent's state and hence these arrays.
+        self.look = None
+
+
+class _IncrementalL2SVM:
+    """L2-SVMs on growing labeled subsets of one Gram matrix (NIPS 2006 Sec. 6)."""
+
+    def __init__(self, K, cost):
+        self.K = K
+        self.n = K.shape[0]
+        self.kdiag = np.ascontiguousarray(np.diag(K))
+        self.cost = cost
+        self.c2 = 2.0 * cost
+        self.ridge = 1.0 / (2.0 * cost)
+        self.n_refactor = 0
+
+    # -- the inverse of A_S = K_SS + diag(1/(2 c_S)), kept in the order of S
+    def _fresh_inverse(self, S):
+        A = self.K[np.ix_(S, S)]
+        A[np.diag_indices_from(A)] += self.ridge[S]
+        try:
+            factor = sla.cho_factor(A, lower=True, check_finite=False)
+            return sla.cho_solve(factor, np.eye(S.size), check_finite=False)
+        except np.linalg.LinAlgError:  # pragma: no cover - A is SPD (ridge > 0); last resort
+            return np.linalg.pinv(A, hermitian=True)
+
+    def _grow(self, S, Ainv, J):
+        """Border the inverse with the points J (block inverse through the Schur complement)."""
+        if J.size == 0:
+            return S, Ainv
+        D = self.K[np.ix_(J, J)]
+        D[np.diag_indices_from(D)] += self.ridge[J]
+        if S.size == 0:
+            return J.copy(), np.linalg.inv(D)
+        B = self.K[np.ix_(S, J)]
+        W = Ainv @ B
+        schur = D - B.T @ W
+        try:
+            Sinv = np.linalg.inv(schur)
+        except np.linalg.LinAlgError:  # pragma: no cover - Schur complement of an SPD matrix
+            S2 = np.r_[S, J]
+            self.n_refactor += 1
+            return S2, self._fresh_inverse(S2)
+        m, q = S.size, J.size
+        out = np.empty((m + q, m + q))
+        WS = W @ Sinv
+        out[:m, :m] = Ainv + WS @ W.T
+        out[:m, m:] = -WS
+        out[m:, :m] = -WS.T
+        out[m:, m:] = Sinv
+        return np.r_[S, J], out
+
+    def _shrink(self, S, Ainv, keep):
+        """Drop the positions ``~keep`` (inverse of a principal submatrix by the Schur formula)."""
+        if keep.all():
+            return S, Ainv
+        P = np.flatnonzero(~keep)
+        R = np.flatnonzero(keep)
+        if R.size == 0:
+            return S[R], np.empty((0, 0))
+        A_RP = Ainv[np.ix_(R, P)]
+        A_PP = Ainv[np.ix_(P, P)]
+        out = Ainv[np.ix_(R, R)] - A_RP @ np.linalg.solve(A_PP, A_RP.T)
+        return S[R], out
+
+    def _value(self, beta_S, S, b, f, y, assigned):
+        slack = np.maximum(1.0 - y[assigned] * f[assigned], 0.0)
+        reg = float(beta_S @ (f[S] - b)) if S.size else 0.0
+        return 0.5 * reg + float(self.cost[assigned] @ (slack * slack))
+
+    def empty(self):
+        return _State(np.empty(0, np.intp), np.empty((0, 0)), np.zeros(self.n), 0.0, np.zeros(self.n), 0.0)
+
+    def add(self, st: _State, y, new):
+        """Optimum for the labels ``y`` (0 = not in the set), which extend ``st``'s set by ``new``.
+
+        Finite Newton with exact line search (as :func:`solvers._primal.kernel_newton`),
+        warm-started at ``st``: the parent optimum is the exact starting point, and a point
+        entering outside the margin leaves it optimal (``st`` is returned unchanged).
+        """
+        enter = new[y[new] * st.f[new] < 1.0]
+        if enter.size == 0:
+            return st
+        K = self.K
+        assigned = y != 0
+        beta, b, f = st.beta, st.b, st.f
+        S, Ainv = self._grow(st.S, st.Ainv, enter)
+        refreshed = False
+        for _ in range(_MAX_NEWTON):
+            if S.size:
+                yS = y[S]
+                v1 = Ainv.sum(axis=1)
+                v2 = Ainv @ yS
+                b_bar = float(v2.sum() / v1.sum())
+                bS = v2 - b_bar * v1
+                f_bar = bS @ K[S] + b_bar
+                resid = f_bar[S] + bS * self.ridge[S] - yS
+                if not refreshed and np.max(np.abs(resid)) > _RESID_TOL:
+                    # Round-off accumulated over many updates: rebuild once and redo the point.
+                    Ainv = self._fresh_inverse(S)
+                    self.n_refactor += 1
+                    refreshed = True
+                    continue
+            else:  # no loss anywhere: beta = 0 minimizes the model, b is free
+                bS, b_bar, f_bar = np.empty(0), b, np.full(self.n, b)
+            refreshed = False
+            margin = y * f_bar
+            in_S = np.zeros(self.n, bool)
+            in_S[S] = True
+            if np.all(margin[S] <= 1.0 + _MARGIN_TOL) and np.all(margin[assigned & ~in_S] >= 1.0 - _MARGIN_TOL):
+                beta_bar = np.zeros(self.n)
+                beta_bar[S] = bS
+                return _State(S, Ainv, beta_bar, b_bar, f_bar, self._value(bS, S, b_bar, f_bar, y, assigned))
+            beta_bar = np.zeros(self.n)
+            beta_bar[S] = bS
+            dbeta = beta_bar - beta
+            t, slope0 = _exact_line_search(float(dbeta @ (f - b)), float(dbeta @ (f_bar - b_bar)), f, f_bar, y,
+                                           self.c2, assigned)
+            beta = beta + t * dbeta
+            b = b + t * (b_bar - b)
+            f = f + t * (f_bar - f)
+            if -slope0 <= 1e-13 * max(abs(self._value(beta[S], S, b, f, y, assigned)), 1e-300):
+                break
+            active = assigned & (y * f < 1.0)
+            keep = active[S]
+            S, Ainv = self._shrink(S, Ainv, keep)
+            in_S[:] = False
+            in_S[S] = True
+            S, Ainv = self._grow(S, Ainv, np.flatnonzero(active & ~in_S))
+        # Newton decrement at round-off level (or the cap): the current point is the optimum.
+        nz = np.flatnonzero(beta)
+        S2 = np.flatnonzero(assigned & (y * f < 1.0))
+        st2 = _State(S2, self._fresh_inverse(S2) if S2.size else np.empty((0, 0)), beta, b, f,
+                     self._value(beta[nz], nz, b, f, y, assigned))
+        self.n_refactor += 1
+        return st2
+
+    def lookahead(self, st: _State, y, U, c_star):
+        """Branching scores (NIPS 2006 eqs. 7-8) and dual lower bounds of both children, per x in U.
+
+        Returns ``(score, lb_pos, lb_neg)``: ``score`` is Proposition 1's increase of s(L) for
+        the unlikely label, ``(1 + |f(x)|)^2 / (2 S_x + 1/C*)``; ``lb_pos``/``lb_neg`` are
+        certified lower bounds on s(L + {x, +1}) and s(L + {x, -1}).
+
+        The bounds follow NIPS 2006 Sec. 4 (any dual-feasible point bounds the SVM objective
+        from below): the dual of the child, ``D(beta) = y^T beta - 1/2 beta^T (K + diag(1/(2c)))
+        beta`` over ``y_i beta_i >= 0`` and ``1^T beta = 0``, is evaluated along the ray of
+        Proposition 1, ``beta_S = beta*_S + tau delta``, ``beta_x = tau`` with ``delta`` the
+        bordered solve ``M [delta; .] = -[K_Sx; 1]``. It is concave in tau with curvature
+        ``S_x + 1/(2C*)``; its maximum is eq. (8) exactly, and the step is shortened to the
+        first support vector whose ``y_i beta_i`` reaches 0, so the point stays dual feasible
+        and the value is a valid bound whether or not the support set would change.
+        """
+        ridge_x = 1.0 / (2.0 * c_star)
+        fU = st.f[U]
+        S = st.S
+        if S.size == 0:
+            # No support vector (every assigned point outside the margin): only the trivial
+            # bound s(L + {x, y}) >= s(L) is used.
+            score = (1.0 + np.abs(fU)) ** 2 / (2.0 * (self.kdiag[U] + ridge_x))
+            return score, np.full(U.size, st.value), np.full(U.size, st.value)
+        A = self.K[np.ix_(S, U)]
+        W = st.Ainv @ A
+        g = st.Ainv.sum(axis=1)
+        sigma = g.sum()
+        t = (1.0 - g @ A) / sigma
+        # v^T M^{-1} v for the bordered M, through the block inverse of [[A_S, 1], [1^T, 0]].
+        Sx = np.maximum(self.kdiag[U] - np.einsum("ij,ij->j", A, W) + t * t * sigma, 0.0)
+        q = Sx + ridge_x
+        score = (1.0 + np.abs(fU)) ** 2 / (2.0 * q)
+        yS, bS = y[S], st.beta[S]
+        # Dual value and gradient at beta* from the actual solution (exact even with round-off).
+        grad = yS - (st.f[S] - st.b) - bS * self.ridge[S]
+        D0 = float(yS @ bS) - 0.5 * float(bS @ (yS - grad))
+        delta = -W - np.outer(g, t)
+        lin0 = grad @ delta - (fU - st.b)  # d D / d tau at tau = 0, less the y_x term
+        a = np.maximum(yS * bS, 0.0)[:, None]
+        E = yS[:, None] * delta  # d(y_i beta_i)/d tau for label +1 (sign flips for -1)
+        bounds = []
+        for label, Es in ((1.0, E), (-1.0, -E)):
+            slope = label * lin0 + 1.0  # theta-derivative; = 1 - y_x f(x) at the exact optimum
+            theta = np.maximum(slope, 0.0) / q
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(Es < 0.0, a / -Es, np.inf)
+            theta = np.minimum(theta, ratio.min(axis=0))
+            bounds.append(D0 + theta * slope - 0.5 * q * theta * theta)
+        return score, bounds[0], bounds[1]
+
+
+def _check_problem(K, y, n_pos, C, C_star):
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square (n, n) Gram matrix, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("K contains NaN or infinite values")
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if y.size != K.shape[0]:
+        raise ValueError(f"y has {y.size} entries but K is {K.shape[0]} x {K.shape[0]}")
+    if not np.all(np.isin(y, (-1.0, 0.0, 1.0))):
+        raise ValueError("y must hold +1/-1 on labeled points and 0 on unlabeled ones")
+    if not ((y > 0).any() and (y < 0).any()):
+        raise ValueError("label at least one point of each class (+1 and -1) in y")
+    u = int(np.sum(y == 0))
+    if u == 0:
+        raise ValueError("no unlabeled point (y == 0): there is nothing to label")
+    n_pos = check_int(n_pos, "n_pos", 0)
+    if n_pos > u:
+        raise ValueError(f"n_pos = {n_pos} exceeds the {u} unlabeled points")
+    return K, y, u, n_pos, check_positive(C, "C"), check_positive(C_star, "C_star")
+
+
+def s3vm_objective(K, y, labels, C, C_star):
+    """J(y_u) (NIPS 2006 eq. 3): the L2-SVM objective with the unlabeled points labeled ``labels``."""
+    y_full = y.copy()
+    y_full[y == 0] = labels
+    cost = np.where(y == 0, C_star, C)
+    return kernel_newton(K, y_full, cost)
+
+
+def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, time_limit=None,
+                     initial_labels=None, branching="nips", lookahead=True) -> BBResult:
+    """Globally minimize the S3VM objective over balanced labelings (NIPS 2006, Alg. 1).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of all points (labeled and unlabeled, any order).
+    y : array_like of shape (n,)
+        +1/-1 on labeled points, 0 on unlabeled ones (both classes must be labeled).
+    n_pos : int
+        Number of unlabeled points labeled +1 (the balance constraint, NIPS eq. 2: ``u r``).
+    C, C_star : float
+        Costs of the labeled and unlabeled squared hinge losses.
+    gap_tol : float, default=1e-9
+        Relative tolerance: a node is pruned when its bound is >= ``ub (1 - gap_tol)``, so an
+        ``"optimal"`` result is within a factor ``1 - gap_tol`` of the optimum (NIPS Sec. 8:
+        "prune B if a < b - eps").
+    node_limit : int or None
+        Stop after this many nodes (status ``"node_limit"``).
+    time_limit : float or None
+        Stop after this many seconds (status ``"time_limit"``).
+    initial_labels : array_like of shape (u,), optional
+        A balanced labeling from another solver; its objective is the initial upper bound.
+
+    Returns
+    -------
+    BBResult
+    """
+    K, y, u, n_pos, C, C_star = _check_problem(K, y, n_pos, C, C_star)
+    if branching not in ("nips", "bound"):
+        raise ValueError(f"branching must be 'nips' or 'bound', got {branching!r}")
+    gap_tol = float(gap_tol)
+    if not 0.0 <= gap_tol < 1.0:
+        raise ValueError(f"gap_tol must be in [0, 1), got {gap_tol!r}")
+    node_limit = None if node_limit is None else check_int(node_limit, "node_limit", 1)
+    time_limit = None if time_limit is None else check_positive(time_limit, "time_limit")
+    n = K.shape[0]
+    if u * n * n * 8.0 > _MEMORY_BUDGET:
+        raise ValueError(f"branch and bound keeps one support-vector inverse per tree level: n = {n} points "
+                         f"with u = {u} unlabeled may need {u * n * n * 8 / 1e9:.1f} GB. It is meant for "
+                         "problems of a few hundred points (NIPS 2006); subsample the data")
+    unl = np.flatnonzero(y == 0)
+    lab = np.flatnonzero(y != 0)
+    t0 = time.perf_counter()
+
+    best_labels, best_val, best_state, found_at = None, math.inf, None, 0
+    init_val = math.inf
+    if initial_labels is not None:
+        init = np.asarray(initial_labels, dtype=np.float64).ravel()
+        if init.size != u or not np.all(np.isin(init, (-1.0, 1.0))):
+            raise ValueError(f"initial_labels must be {u} values in {{-1, +1}} (one per unlabeled point)")
+        if int(np.sum(init > 0)) != n_pos:
+            raise ValueError(f"initial_labels has {int(np.sum(init > 0))} positives; the balance constraint "
+                             f"asks for {n_pos}")
+        res = s3vm_objective(K, y, init, C, C_star)
+        best_labels, best_val, init_val = init.copy(), float(res.objective), float(res.objective)
+        best_state = (res.coef, res.intercept, res.outputs)
+
+    cost = np.where(y == 0, C_star, C)
+    svm = _IncrementalL2SVM(K, cost)
+    stats = {"nodes": 1, "leaves": 0, "pruned_bound": 0, "pruned_balance": 0, "max_depth": 0}
+    pruned_min = math.inf
+
+    def prune_level():
+        return best_val - gap_tol * abs(best_val) if math.isfinite(best_val) else math.inf
+
+    y_root = np.where(y == 0, 0.0, y)
+    root = svm.add(svm.empty(), y_root, lab)
+
+    def branch(state, y_node):
+        """Branching point, first label, and the node's look-ahead bound (max_x min_y LB)."""
+        U = unl[y_node[unl] == 0]
+        if state.look is None:
+            look = np.full((3, n), -np.inf)
+            look[:, U] = svm.lookahead(state, y_node, U, C_star)
+            state.look = look
+        score, lbp, lbn = state.look[0, U], state.look[1, U], state.look[2, U]
+        if branching == "nips":
+            i = int(np.argmax(score))
+            first = 1.0 if state.f[U[i]] >= 0.0 else -1.0
+        else:  # "bound": the point whose worse child is best bounded; its better-bounded label first
+            i = int(np.argmax(np.minimum(lbp, lbn)))
+            first = 1.0 if lbp[i] <= lbn[i] else -1.0
+        bound = max(state.value, float(np.max(np.minimum(lbp, lbn)))) if lookahead else state.value
+        return U[i], first, bound, (lbp[i], lbn[i])
+
+    # Frame: [state, y_node, n_assigned_pos, n_assigned_neg, x, first_label, stage, depth, bound, child_lbs]
+    stack = []
+
+    def pruned(bound):
+        nonlocal pruned_min
+        stats["pruned_bound"] += 1
+        pruned_min = min(pruned_min, bound)
+
+    def consider(state, y_node, npos, nneg, depth):
+        """A freshly solved node: leaf -> incumbent, bound -> prune, else push for branching."""
+        nonlocal best_labels, best_val, best_state, found_at
+        if state.value >= prune_level():
+            return pruned(state.value)
+        if npos + nneg == u:
+            stats["leaves"] += 1
+            best_val, best_labels = state.value, y_node[unl].copy()
+            best_state, found_at = (state.beta, state.b, state.f), stats["nodes"]
+            return
+        x, first, bound, child_lbs = branch(state, y_node)
+        if bound >= prune_level():
+            return pruned(bound)
+        stack.append([state, y_node, npos, nneg, x, first, 0, depth, bound, child_lbs])
+        stats["max_depth"] = max(stats["max_depth"], depth)
+
+    status = "optimal"
+    consider(root, y_root, 0, 0, 0)
+    while stack:
+        if node_limit is not None and stats["nodes"] >= node_limit:
+            status = "node_limit"
+            break
+        if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+            status = "time_limit"
+            break
+        fr = stack[-1]
+        state, y_node, npos, nneg, x, first, stage, depth, bound, child_lbs = fr
+        if stage == 2:
+            stack.pop()
+            continue
+        if bound >= prune_level():
+            # The incumbent improved below this node's bound: its unexplored children go too.
+            pruned(bound)
+            stack.pop()
+            continue
+        label = first if stage == 0 else -first
+        fr[6] = stage + 1
+        cpos, cneg = npos + (label > 0), nneg + (label < 0)
+        if cpos > n_pos or cneg > u - n_pos:
+            stats["pruned_balance"] += 1
+            continue
+        if lookahead:
+            child_lb = child_lbs[0] if label > 0 else child_lbs[1]
+            if child_lb >= prune_level():
+                pruned(child_lb)  # its dual bound already exceeds the incumbent: no training
+                continue
+        y_child = y_node.copy()
+        y_child[x] = label
+        new = np.array([x])
+        rest = unl[y_child[unl] == 0]
+        if rest.size and (cpos == n_pos or cneg == u - n_pos):
+            # The balance leaves one completion: go straight to that leaf.
+            y_child[rest] = -1.0 if cpos == n_pos else 1.0
+            new = np.r_[new, rest]
+            cpos, cneg = n_pos, u - n_pos
+        stats["nodes"] += 1
+        consider(svm.add(state, y_child, new), y_child, cpos, cneg, depth + 1)
+
+    open_bounds = [fr[8] for fr in stack if fr[6] < 2]
+    lower = min([best_val, pruned_min] + open_bounds)
+    if best_labels is None:
+        # A limit struck before any leaf: complete the deepest node by thresholding its outputs
+        # so that a feasible labeling (and a finite upper bound) is always returned.
+        deepest = stack[-1][0] if stack else root
+        labels = threshold_to_count(deepest.f[unl], n_pos)
+        res = s3vm_objective(K, y, labels, C, C_star)
+        best_labels, best_val, best_state = labels, float(res.objective), (res.coef, res.intercept, res.outputs)
+    gap = (best_val - lower) / abs(best_val) if best_val else 0.0
+    beta, b, f = best_state
+    return BBResult(labels=best_labels, objective=float(best_val), lower_bound=float(lower), gap=float(max(gap, 0.0)),
+                    status=status, nodes=stats["nodes"], seconds=time.perf_counter() - t0, coef=np.asarray(beta),
+                    intercept=float(b), outputs=np.asarray(f), n_leaves=stats["leaves"],
+                    n_pruned_bound=stats["pruned_bound"], n_pruned_balance=stats["pruned_balance"],
+                    n_refactor=svm.n_refactor, max_depth=stats["max_depth"], found_at_node=found_at,
+                    initial_upper_bound=init_val)
+
+
+@dataclass
+class BruteForceResult:
+    """Outcome of :func:`brute_force`: the best labeling, its objective and how many were tried."""
+
+    labels: np.ndarray
+    objective: float
+    n_labelings: int
+    objectives: np.ndarray = field(repr=False)
+
+
+def brute_force(K, y, n_pos, C, C_star, *, max_labelings=200_000) -> BruteForceResult:
+    """The exact optimum by enumerating every balanced labeling (a test oracle for tiny problems).
+
+    Each labeling is scored by a cold :func:`solvers._primal.kernel_newton` solve, a code path
+    independent of :func:`branch_and_bound`'s incremental updates. ``comb(u, n_pos)`` labelings:
+    about 13000 for u = 16.
+
+    Raises
+    ------
+    ValueError
+        More than ``max_labelings`` balanced labelings (raise the cap knowingly, or use
+        :func:`branch_and_bound`).
+    """
+    K, y, u, n_pos, C, C_star = _check_problem(K, y, n_pos, C, C_star)
+    total = math.comb(u, n_pos)
+    if total > max_labelings:
+        raise ValueError(f"{total} balanced labelings of {u} unlabeled points exceed max_labelings = "
+                         f"{max_labelings}; brute force is for tiny problems (u <= about 16)")
+    best, best_val = None, math.inf
+    vals = np.empty(total)
+    for i, pos in enumerate(itertools.combinations(range(u), n_pos)):
+        labels = -np.ones(u)
+        labels[list(pos)] = 1.0
+        vals[i] = s3vm_objective(K, y, labels, C, C_star).objective
+        if vals[i] < best_val:
+            best, best_val = labels, float(vals[i])
+    return BruteForceResult(labels=best, objective=best_val, n_labelings=total, objectives=vals)
+
+
+class BranchAndBoundS3VM(BaseS3VM):
+    """Branch and bound S3VM (NIPS 2006, Alg. 1): the globally optimal balanced labeling.
+
+    Solves the S3VM with quadratic hinge loss (JMLR 2008 eq. 4, p = 2) exactly over all labelings
+    of the unlabeled points with ``round(u r)`` positives; see :func:`branch_and_bound` and the
+    module docstring for the bound, the branching rule and the incremental retraining. The
+    returned model is the L2-SVM of the optimal labeling. Exponential in the worst case: meant
+    for problems of a few hundred points (2moons, Coil3), as a reference for other solvers.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "linear"}, default="rbf"
+    sigma : float, default=1.0
+        Gaussian width, ``exp(-||x - z||^2 / (2 sigma^2))``.
+    C : float, default=1.0
+    C_star : float or None, default=None
+        None means C* = C (JMLR 2008 Sec. 5.2).
+    r : float in (0, 1) or None, default=None
+        Positive fraction of the unlabeled points (None: estimated from the labeled points).
+    gap_tol : float, default=1e-9
+        Relative optimality tolerance (see :func:`branch_and_bound`).
+    node_limit : int or None, default=1_000_000
+        Nodes per binary problem at most (status ``"node_limit"``).
+    time_limit : float or None, default=None
+        Seconds per binary problem at most (status ``"time_limit"``).
+    init_solver : str or None, default=None
+        A registered solver name (or ``"package.module:Class"``) whose thresholded labeling
+        gives the initial upper bound (NIPS 2006 Sec. 6); None starts from ub = +inf.
+
+    Attributes
+    ----------
+    assigned_labels_ : ndarray of shape (n_problems, n_unlabeled)
+        The optimal +-1 labeling per binary problem.
+    objective_, lower_bound_, gap_ : ndarray of shape (n_problems,)
+    status_ : list of str
+        ``"optimal"`` (within ``gap_tol``), ``"node_limit"`` or ``"time_limit"``.
+    binary_fits_ : list of BinaryFit
+        ``n_iter`` is the node count; ``info`` holds the :class:`BBResult` fields (``labels``,
+        ``objective``, ``lower_bound``, ``gap``, ``status``, ``nodes``, ``seconds``, ...) and
+        ``r``, ``n_positive``.
+    """
+
+    balance = "threshold"
+    _accepts_sparse = True
+
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, gap_tol=1e-9, node_limit=1_000_000,
+                 time_limit=None, init_solver=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.C_star = C_star
+        self.r = r
+        self.gap_tol = gap_tol
+        self.node_limit = node_limit
+        self.time_limit = time_limit
+        self.init_solver = init_solver
+
+    def _check_params(self):
+        super()._check_params()
+        if self.C_star is not None:
+            check_positive(self.C_star, "C_star")
+        if self.r is not None:
+            check_r(self.r)
+        if not isinstance(self.gap_tol, (int, float)) or not 0.0 <= self.gap_tol < 1.0:
+            raise ValueError(f"gap_tol must be a number in [0, 1), got {self.gap_tol!r}")
+        if self.node_limit is not None:
+            check_int(self.node_limit, "node_limit", 1)
+        if self.time_limit is not None:
+            check_positive(self.time_limit, "time_limit")
+        if self.init_solver is not None and not isinstance(self.init_solver, str):
+            raise TypeError(f"init_solver must be a solver name (str) or None, got {self.init_solver!r}")
+
+    def fit(self, X, y):
+        """Fit on labeled and unlabeled points (``y == -1`` marks unlabeled); see the class doc."""
+        super().fit(X, y)
+        fits = self.binary_fits_
+        self.assigned_labels_ = np.vstack([f.info["labels"] for f in fits])
+        self.objective_ = np.array([f.info["objective"] for f in fits])
+        self.lower_bound_ = np.array([f.info["lower_bound"] for f in fits])
+        self.gap_ = np.array([f.info["gap"] for f in fits])
+        self.status_ = [f.info["status"] for f in fits]
+        return self
+
+    def _initial_labels(self, X, y_pm, labeled, k, c_star):
+        from . import get_solver  # lazy: the registry imports this module
+
+        est = get_solver(self.init_solver)()
+        names = est.get_params(deep=False)
+        shared = {"kernel": self.kernel, "sigma": self.sigma, "C": self.C, "C_star": c_star}
+        est.set_params(**{key: v for key, v in shared.items() if key in names})
+        y01 = np.where(labeled, (y_pm > 0).astype(int), -1)
+        if "r" in names:
+            est.set_params(r=self.r if self.r is not None else None)
+        est.fit(X, y01)
+        return threshold_to_count(est.decision_function(X[~labeled]), k)
+
+    def _fit_binary(self, X, y_pm, labeled, gram):
+        c_star = float(self.C if self.C_star is None else self.C_star)
+        u = int(np.sum(~labeled))
+        r = check_r(estimate_r(y_pm[labeled]) if self.r is None else self.r)
+        k = n_positive(u, r)
+        K = gram if gram is not None else np.asarray(linear_kernel(X), dtype=np.float64)
+        init = None if self.init_solver is None else self._initial_labels(X, y_pm, labeled, k, c_star)
+        res = branch_and_bound(K, y_pm, k, float(self.C), c_star, gap_tol=self.gap_tol, node_limit=self.node_limit,
+                               time_limit=self.time_limit, initial_labels=init)
+        coef = res.coef if gram is not None else np.asarray(X.T @ res.coef).ravel()
+        info = {name: getattr(res, name) for name in res.__dataclass_fields__ if name not in ("coef", "outputs")}
+        info.update(r=r, n_positive=k)
+        return BinaryFit(coef=coef, intercept=res.intercept, n_iter=res.nodes, stop_reason=res.status, info=info)

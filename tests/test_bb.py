@@ -1,0 +1,288 @@
+"""Branch and bound (NIPS 2006 Alg. 1), the brute-force oracle, the reference optima and `compare`."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness import optima
+from harness.cli import main
+from harness.compare import compare
+from harness.protocol import ProtocolSettings, run_split
+from solvers import get_solver
+from solvers._kernels import gaussian_kernel, linear_kernel
+from solvers._primal import kernel_newton
+from solvers.bb import BranchAndBoundS3VM, _IncrementalL2SVM, branch_and_bound, brute_force
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tiny(rng, linear=False):
+    l = int(rng.integers(2, 5))
+    u = int(rng.integers(4, 11))
+    n = l + u
+    X = rng.standard_normal((n, 2))
+    X[: n // 2] += rng.uniform(0.0, 3.0)
+    K = linear_kernel(X) if linear else gaussian_kernel(X, sigma=float(rng.choice([0.3, 1.0, 3.0])))
+    y = np.zeros(n)
+    y[:l] = rng.choice([-1.0, 1.0], l)
+    y[0], y[1] = 1.0, -1.0
+    C = float(rng.choice([0.1, 1.0, 10.0, 100.0]))
+    C_star = C * float(rng.choice([0.01, 1.0, 3.0]))
+    k = int(rng.integers(0, u + 1))
+    return K, y, k, C, C_star
+
+
+@pytest.mark.parametrize("branching,lookahead", [("nips", True), ("nips", False), ("bound", True)])
+def test_bb_equals_brute_force_on_random_tiny_problems(branching, lookahead):
+    rng = np.random.default_rng(2006)
+    for t in range(60):
+        K, y, k, C, C_star = _tiny(rng, linear=(t % 5 == 4))
+        bf = brute_force(K, y, k, C, C_star)
+        bb = branch_and_bound(K, y, k, C, C_star, branching=branching, lookahead=lookahead)
+        assert bb.status == "optimal"
+        assert bb.objective == pytest.approx(bf.objective, rel=1e-8), t
+        assert bb.lower_bound <= bf.objective * (1 + 1e-9)
+        assert int(np.sum(bb.labels > 0)) == k
+        # The returned labeling is one of the brute-force minimizers (ties allowed).
+        assert np.min(bf.objectives) == pytest.approx(bf.objective)
+        y_full = y.copy()
+        y_full[y == 0] = bb.labels
+        check = kernel_newton(K, y_full, np.where(y == 0, C_star, C))
+        assert check.objective == pytest.approx(bb.objective, rel=1e-8)
+
+
+def test_lookahead_bounds_never_exceed_the_child_optimum():
+    rng = np.random.default_rng(8)
+    worst, tight = -np.inf, []
+    for _ in range(60):
+        n = int(rng.integers(6, 25))
+        X = rng.standard_normal((n, 3))
+        K = gaussian_kernel(X, sigma=float(rng.choice([0.5, 1.0, 3.0])))
+        C = float(rng.choice([0.1, 1.0, 10.0, 100.0]))
+        l = int(rng.integers(2, n - 1))
+        y = np.zeros(n)
+        y[:l] = rng.choice([-1.0, 1.0], l)
+        y[0], y[1] = 1.0, -1.0
+        svm = _IncrementalL2SVM(K, np.full(n, C))
+        st = svm.add(svm.empty(), y, np.arange(l))
+        U = np.arange(l, n)
+        _, lb_pos, lb_neg = svm.lookahead(st, y, U, C)
+        for j, x in enumerate(U):
+            for label, lb in ((1.0, lb_pos[j]), (-1.0, lb_neg[j])):
+                y2 = y.copy()
+                y2[x] = label
+                exact = svm.add(st, y2, np.array([x])).value
+                assert lb >= st.value - 1e-9 * st.value
+                worst = max(worst, (lb - exact) / exact)
+                if exact > st.value * (1 + 1e-9):
+                    tight.append((lb - st.value) / (exact - st.value))
+    assert worst <= 1e-10  # a certified bound, up to round-off
+    assert np.median(tight) > 0.5  # and a useful one: it recovers most of the increase
+
+
+def test_incremental_svm_matches_fresh_newton_along_a_random_path():
+    rng = np.random.default_rng(3)
+    n = 60
+    X = rng.standard_normal((n, 4))
+    K = gaussian_kernel(X, sigma=1.5)
+    cost = np.where(np.arange(n) < 4, 10.0, 3.0)
+    y = np.zeros(n)
+    y[:4] = [1, -1, 1, -1]
+    svm = _IncrementalL2SVM(K, cost)
+    st = svm.add(svm.empty(), y, np.arange(4))
+    for x in rng.permutation(np.arange(4, n)):
+        y[x] = rng.choice([-1.0, 1.0])
+        st = svm.add(st, y, np.array([x]))
+        ref = kernel_newton(K, np.where(y == 0, 1.0, y), np.where(y == 0, 0.0, cost))
+        assert st.value == pytest.approx(ref.objective, rel=1e-9)
+        np.testing.assert_allclose(st.f, ref.outputs, atol=1e-6)
+
+
+def test_limits_stop_with_the_right_status_and_a_valid_bound():
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(0, 1, (9, 2)), rng.normal(0.8, 1, (9, 2))])
+    K = gaussian_kernel(X, sigma=0.7)
+    y = np.zeros(18)
+    y[0], y[9] = 1.0, -1.0
+    bf = brute_force(K, y, 8, 1.0, 1.0)
+    full = branch_and_bound(K, y, 8, 1.0, 1.0)
+    assert full.status == "optimal" and full.nodes > 10
+    res = branch_and_bound(K, y, 8, 1.0, 1.0, node_limit=5)
+    assert res.status == "node_limit" and res.nodes == 5
+    assert res.lower_bound <= bf.objective * (1 + 1e-9) <= res.objective * (1 + 1e-9)
+    assert int(np.sum(res.labels > 0)) == 8 and res.gap >= 0
+    res = branch_and_bound(K, y, 8, 1.0, 1.0, time_limit=1e-9)
+    assert res.status == "time_limit"
+    assert res.lower_bound <= bf.objective * (1 + 1e-9) <= res.objective * (1 + 1e-9)
+
+
+def test_initial_upper_bound_is_used_and_checked():
+    rng = np.random.default_rng(11)
+    K, y, k, C, C_star = _tiny(rng)
+    while k in (0, int(np.sum(y == 0))):
+        K, y, k, C, C_star = _tiny(rng)
+    bf = brute_force(K, y, k, C, C_star)
+    res = branch_and_bound(K, y, k, C, C_star, initial_labels=bf.labels)
+    assert res.initial_upper_bound == pytest.approx(bf.objective)
+    assert res.objective == pytest.approx(bf.objective) and res.status == "optimal"
+    assert res.found_at_node == 0
+    with pytest.raises(ValueError, match="positives"):
+        branch_and_bound(K, y, k, C, C_star, initial_labels=-np.ones(int(np.sum(y == 0))))
+    with pytest.raises(ValueError, match="initial_labels"):
+        branch_and_bound(K, y, k, C, C_star, initial_labels=np.zeros(3))
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"K": np.ones((3, 2))}, "square"),
+    ({"y": np.array([1.0, -1.0, 2.0, 0.0])}, r"\+1/-1"),
+    ({"y": np.array([1.0, 1.0, 0.0, 0.0])}, "each class"),
+    ({"y": np.array([1.0, -1.0, 1.0, -1.0])}, "no unlabeled"),
+    ({"n_pos": 3}, "exceeds"),
+    ({"C": 0.0}, "C must be"),
+    ({"gap_tol": 1.5}, "gap_tol"),
+    ({"branching": "best"}, "branching"),
+    ({"node_limit": 0}, "node_limit"),
+])
+def test_bad_input_is_rejected(kwargs, match):
+    X = np.array([[0.0], [1.0], [0.2], [0.9]])
+    args = {"K": gaussian_kernel(X, sigma=1.0), "y": np.array([1.0, -1.0, 0.0, 0.0]), "n_pos": 1, "C": 1.0,
+            "C_star": 1.0}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        branch_and_bound(args.pop("K"), args.pop("y"), args.pop("n_pos"), args.pop("C"), args.pop("C_star"), **args)
+
+
+def test_brute_force_refuses_large_problems():
+    K = np.eye(30)
+    y = np.zeros(30)
+    y[0], y[1] = 1.0, -1.0
+    with pytest.raises(ValueError, match="max_labelings"):
+        brute_force(K, y, 14, 1.0, 1.0)
+
+
+def test_estimator_is_registered_and_global_on_two_moons():
+    from data_registry import two_moons
+
+    assert get_solver("bb") is BranchAndBoundS3VM
+    ds = two_moons(seed=3, n_unlabeled=14)
+    y = ds.y.copy()
+    y[2:] = -1
+    est = BranchAndBoundS3VM(sigma=0.5, C=10.0, r=float(np.mean(ds.y[2:]))).fit(ds.X, y)
+    assert est.status_ == ["optimal"]
+    K = gaussian_kernel(ds.X, sigma=0.5)
+    y_pm = np.r_[1.0, -1.0, np.zeros(14)]
+    bf = brute_force(K, y_pm, int(ds.y[2:].sum()), 10.0, 10.0)
+    assert est.objective_[0] == pytest.approx(bf.objective, rel=1e-8)
+    # decision_function reproduces the optimal model's outputs on the training points.
+    y_full = y_pm.copy()
+    y_full[2:] = est.assigned_labels_[0]
+    ref = kernel_newton(K, y_full, 10.0)
+    np.testing.assert_allclose(est.decision_function(ds.X), ref.outputs, atol=1e-6)
+
+
+def test_estimator_under_the_protocol_meets_the_balance_and_reports_the_optimum():
+    from data_registry import jmlr2008_splits, two_moons
+
+    ds = two_moons(seed=1, n_unlabeled=12)
+    split = jmlr2008_splits(ds, n_splits=1, n_labeled=2)[0]
+    settings = ProtocolSettings(sigma=0.5, C=10.0)
+    res = run_split(BranchAndBoundS3VM, {}, ds, split, settings)
+    assert res.balance_exact
+    b = res.binary[0]
+    K = gaussian_kernel(ds.X[np.r_[split.labeled, split.unlabeled]], sigma=0.5)
+    bf = brute_force(K, np.r_[1.0, -1.0, np.zeros(12)], b.n_pos_target, 10.0, 10.0)
+    assert res.objective == pytest.approx(bf.objective, rel=1e-7)
+
+
+def test_estimator_init_solver_and_param_checks():
+    from data_registry import two_moons
+
+    ds = two_moons(seed=0, n_unlabeled=10)
+    y = ds.y.copy()
+    y[2:] = -1
+    est = BranchAndBoundS3VM(sigma=0.5, C=10.0, r=0.5, init_solver="s3vm_light").fit(ds.X, y)
+    assert math.isfinite(est.binary_fits_[0].info["initial_upper_bound"])
+    assert est.binary_fits_[0].info["initial_upper_bound"] >= est.objective_[0] - 1e-9
+    with pytest.raises(ValueError, match="gap_tol"):
+        BranchAndBoundS3VM(gap_tol=-1).fit(ds.X, y)
+    with pytest.raises(TypeError, match="init_solver"):
+        BranchAndBoundS3VM(init_solver=3).fit(ds.X, y)
+
+
+# ------------------------------------------------------------------------------ reference optima
+def test_shipped_two_moons_optima_are_certified_and_reproducible():
+    store = optima.load_store("two_moons")
+    entries = store["entries"]
+    assert len(entries) >= 100
+    assert all(e["certified"] and e["gap"] <= 1e-9 for e in entries.values())
+    ref = optima.REFERENCE_SETS["two_moons"]
+    for i in (0, 57):  # recomputed from scratch: the stored file matches the code and the generator
+        ds, split = ref.make(i)
+        (prob,) = optima.binary_problems("two_moons", ds, split, ref.settings)
+        entry = optima.lookup(prob, store)
+        assert entry is not None
+        again = optima.certify(prob)
+        assert again["objective"] == pytest.approx(entry["objective"], rel=1e-9)
+        assert again["labels"] == entry["labels"]
+
+
+def test_store_round_trip_digest_mismatch_and_atomic_write(tmp_path):
+    store = optima.build("two_moons", 2, directory=tmp_path, echo=lambda *a: None)
+    assert set(store["entries"]) == {"split0/class1", "split1/class1"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two_moons.json"]  # no temporary left over
+    loaded = optima.load_store("two_moons", tmp_path)
+    ref = optima.REFERENCE_SETS["two_moons"]
+    ds, split = ref.make(1)
+    (prob,) = optima.binary_problems("two_moons", ds, split, ref.settings)
+    assert optima.lookup(prob, loaded)["objective"] == store["entries"]["split1/class1"]["objective"]
+    loaded["entries"]["split1/class1"]["digest"] = "0" * 64
+    with pytest.warns(UserWarning, match="digest mismatch"):
+        assert optima.lookup(prob, loaded) is None
+    bad = json.loads((tmp_path / "two_moons.json").read_text())
+    bad["format"] = 99
+    (tmp_path / "two_moons.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="format"):
+        optima.load_store("two_moons", tmp_path)
+    with pytest.raises(ValueError, match="reference sets"):
+        optima.load_store("nonexistent")
+
+
+def test_compare_reports_a_positive_gap_for_a_weak_solver(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "examples"))  # the README's minimal solver
+    lines = []
+    rows = compare("my_s3vm:SupervisedOnly", ["two_moons"], 3, echo=lines.append)
+    assert len(rows) == 3
+    assert all(r.certified for r in rows)
+    assert all(r.gap > 0.05 and not r.optimal_labeling for r in rows)
+    assert all(r.optimum_unlabeled_error <= r.unlabeled_error for r in rows)
+    assert any("summary two_moons" in line for line in lines)
+
+
+def test_compare_a_global_solver_has_zero_gap():
+    rows = compare("bb", ["two_moons"], 2, echo=lambda *a: None)
+    for r in rows:
+        assert r.gap == pytest.approx(0.0, abs=1e-9)
+        assert r.optimal_labeling
+
+
+def test_compare_cli(capsys, monkeypatch):
+    assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "summary two_moons: 2 problems" in out
+    assert main(["compare", "no_such_solver", "--datasets", "two_moons", "--splits", "1"]) == 2
+    assert "unknown solver" in capsys.readouterr().err
+    assert main(["compare", "svm", "--datasets", "nowhere", "--splits", "1"]) == 2
+    assert main(["optima", "show", "two_moons"]) == 0
+    assert "100 certified optimal" in capsys.readouterr().out
+
+
+def test_compare_without_stored_optimum_says_how_to_build(tmp_path):
+    with pytest.raises(ValueError, match="optima build"):
+        compare("svm", ["two_moons"], 1, directory=tmp_path, echo=lambda *a: None)
+    rows = compare("svm", ["two_moons"], 1, directory=tmp_path, compute_missing=True, echo=lambda *a: None)
+    assert rows[0].certified and (tmp_path / "two_moons.json").is_file()
