@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._balance import check_r
 from ._kernels import gaussian_kernel, linear_kernel
 from ._validation import check_positive
 
@@ -76,6 +77,11 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         if kernel == "rbf":
             check_positive(self.sigma, "sigma")
         check_positive(self.C, "C")
+        # Shared by every S3VM that has them: C* (None means C* = C) and the balance r.
+        if getattr(self, "C_star", None) is not None:
+            check_positive(self.C_star, "C_star")
+        if getattr(self, "r", None) is not None:
+            check_r(self.r)
 
     # ----------------------------------------------------------------- kernels
     def _kernel(self, A, B=None):

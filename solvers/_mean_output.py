@@ -187,10 +187,6 @@ class MeanOutputS3VM(BaseS3VM):
 
     def _check_params(self):
         super()._check_params()
-        if self.C_star is not None:
-            check_positive(self.C_star, "C_star")
-        if self.r is not None:
-            check_r(self.r)
         if self.r_tilde is not None:
             try:
                 rt = float(self.r_tilde)

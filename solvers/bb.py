@@ -616,10 +616,6 @@ class BranchAndBoundS3VM(BaseS3VM):
 
     def _check_params(self):
         super()._check_params()
-        if self.C_star is not None:
-            check_positive(self.C_star, "C_star")
-        if self.r is not None:
-            check_r(self.r)
         if not isinstance(self.gap_tol, (int, float)) or not 0.0 <= self.gap_tol < 1.0:
             raise ValueError(f"gap_tol must be a number in [0, 1), got {self.gap_tol!r}")
         if self.node_limit is not None:

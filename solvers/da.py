@@ -305,10 +305,6 @@ class _AnnealingParams:
     _losses_allowed = ("l1", "l2", "sqr")
 
     def _check_annealing_params(self):
-        if self.C_star is not None:
-            check_positive(self.C_star, "C_star")
-        if self.r is not None:
-            check_r(self.r)
         if self.loss not in self._losses_allowed:
             raise ValueError(f"loss must be one of {self._losses_allowed} for {type(self).__name__}, "
                              f"got {self.loss!r}")

@@ -292,10 +292,6 @@ class S3VMLight(BaseS3VM):
 
     def _check_params(self):
         super()._check_params()
-        if self.C_star is not None:
-            check_positive(self.C_star, "C_star")
-        if self.r is not None:
-            check_r(self.r)
         check_positive(self.anneal_start, "anneal_start")
         if check_positive(self.anneal_factor, "anneal_factor") <= 1.0:
             raise ValueError(f"anneal_factor must be > 1, got {self.anneal_factor!r}")
