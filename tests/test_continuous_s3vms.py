@@ -22,6 +22,7 @@ from solvers.cs3vm import CS3VM, gamma_schedule
 from solvers.grad_s3vm import GradS3VM, smooth_objective
 from solvers.newton import NewtonS3VM, labeled_loss_terms
 from solvers.svm import SVM
+from tests._toy import small_clusters as _small
 
 SOLVERS = {"grad_s3vm": GradS3VM, "cs3vm": CS3VM, "cccp": CCCP, "newton": NewtonS3VM}
 
@@ -33,15 +34,6 @@ def _fd(f, x, h=1e-6):
         e[i] = h
         out[i] = (f(x + e) - f(x - e)) / (2 * h)
     return out
-
-
-def _small(seed=0, n=40):
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 2
-    X = rng.standard_normal((n, 3)) + 2.5 * y[:, None]
-    y_semi = y.copy()
-    y_semi[6:] = -1
-    return X, y, y_semi
 
 
 def _toy_split(seed=3):

@@ -16,6 +16,7 @@ from solvers._balance import n_positive
 from solvers._kernels import gaussian_kernel
 from solvers.da import DA, _SqrStep, bernoulli_entropy, bernoulli_kl, solve_nu
 from solvers.svm import SVM
+from tests._toy import small_clusters as _small
 
 
 def _moons_split(seed, n_unlabeled=100):
@@ -29,16 +30,6 @@ def _semi(ds, n_lab=2):
     y = ds.y.copy()
     y[n_lab:] = -1
     return ds.X, y, float(ds.y[n_lab:].mean())
-
-
-def _small(seed=0, n=40):
-    """Two Gaussian clusters, first 6 points labeled (3 per class)."""
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 2
-    X = rng.standard_normal((n, 3)) + 2.5 * y[:, None]
-    y_semi = y.copy()
-    y_semi[6:] = -1
-    return X, y, y_semi
 
 
 # ----------------------------------------------------------------------------- the nu root

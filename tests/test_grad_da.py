@@ -13,15 +13,7 @@ from solvers._balance import n_positive
 from solvers.da import DA
 from solvers.grad_da import GradDA, smoothed_objective
 from solvers.svm import SVM
-
-
-def _small(seed=0, n=40):
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 2
-    X = rng.standard_normal((n, 3)) + 2.5 * y[:, None]
-    y_semi = y.copy()
-    y_semi[6:] = -1
-    return X, y, y_semi
+from tests._toy import small_clusters as _small
 
 
 def _problem(seed=0, n=30, d=4, sparse=False):
