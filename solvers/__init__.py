@@ -28,6 +28,7 @@ REGISTRY: dict[str, str] = {
     "cccp": "solvers.cccp:CCCP",
     "newton": "solvers.newton:NewtonS3VM",
     "bb": "solvers.bb:BranchAndBoundS3VM",
+    "s3vm_path": "solvers.s3vm_path:S3VMPath",
 }
 
 

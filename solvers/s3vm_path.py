@@ -1,0 +1,590 @@
+"""S3VM-path (``s3vm_path``): infinitesimal annealing by parametric programming.
+
+Ogawa, Imamura, Takeuchi, Sugiyama, *Infinitesimal Annealing for Training Semi-Supervised
+Support Vector Machines*, ICML 2013.
+
+The problem is the hinge-loss S3VM of eq. (1)/(4) with a kernel and the bias fixed at
+``b = 2 r - 1`` (Sec. 2; ``r`` = fraction of positive labeled points unless given) ::
+
+    J(f, y^) = 1/2 ||w||^2 + C sum_L [1 - y_i f_i]_+ + C* sum_U [1 - y^_i f_i]_+ ,
+    f(x) = b + sum_i alpha_i k(x, x_i)                                          (eq. 7)
+
+traced over C* in [0, C_end] (``C_end = C`` by default). With the labels y^ fixed, the
+*conditionally optimal* solution (Definition 1, eq. 5) minimizes J over the polytope
+``pol(y^) = {f : y^_i f_i >= 0, i in U}`` (eq. 6). Writing ``theta_i = y_i alpha_i >= 0`` and
+``t_i = y_i f_i`` (labels y^ on U), its optimality conditions are those of Lemma 3 (8a-8f) plus,
+for unlabeled points on the polytope's boundary, ``t_i = 0`` with ``theta_i >= C*`` (the
+constraint's multiplier is ``theta_i - C*``). Lemma 3 / Theorem 4: the solution is a local
+optimum of (4) iff no unlabeled ``t_i`` is 0 (eq. 9).
+
+Algorithm (Alg. 1-3):
+
+* start (Alg. 1): the SVM on the labeled points with the same fixed b (the problem at C* = 0),
+  ``y^ = sgn f`` on U (``f = 0`` counts as +1);
+* CP step (Alg. 2): with the index sets O (t > 1, theta = 0), M (t = 1), I_l (t < 1,
+  theta = C), I_u (t < 1, theta = C*) fixed, theta is linear in C*: ``d theta_{I_u} = 1``,
+  ``Q_MM d theta_M = -Q_{M, I_u} 1`` (``Q = diag(y) K diag(y)``; b is fixed, so there is no
+  equality constraint). The next event is found exactly: a point of M reaching 0 or its cost,
+  a point of O or I reaching the margin, an unlabeled point of I_u reaching ``t = 0`` (the
+  polytope boundary), or C* = C_end;
+* DJ step (Alg. 3): at the boundary, flip the labels of ``S = {i in U : f_i = 0}`` (eq. 10)
+  and re-solve the convex problem (5) at the same C*, warm-started, by a primal active-set
+  method on the dual; repeat while the new solution touches the boundary. Theorem 5: each flip
+  strictly lowers J.
+
+The result is the whole path: knots (C*, alpha, labels, J, kind) with alpha linear in C*
+between consecutive knots of a CP segment, and two knots at the same C* around each jump (the
+right one is the local optimum). :meth:`S3VMPath.decision_function` evaluates any C* on the
+path and :meth:`S3VMPath.select_c_star` finds the C* in [0, C_end] that exactly minimizes a
+validation error (the outputs are linear in C* on each segment, so the error only changes at
+computable roots), as the paper's experiments do.
+
+Implementation notes. The Gram matrix of the training points is formed once (the dual needs
+its entries, as Hastie et al.'s SVM path does). Between events theta and t are updated
+linearly and recomputed exactly from the index sets every ``refresh`` events and after every
+jump, so round-off does not accumulate along long paths. Ties between events are taken one at
+a time; a zero-length step is allowed (degenerate vertices), and ``max_events`` bounds the
+loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+from sklearn.utils.validation import validate_data
+
+from ._balance import check_r, estimate_r
+from ._base import BaseS3VM, BinaryFit
+from ._validation import check_int, check_positive
+
+__all__ = ["S3VMPath", "PathResult", "conditional_optimum", "hinge_objective", "s3vm_path",
+           "O", "M", "I", "Z"]
+
+#: Index-set codes of the dual variables theta_i = y_i alpha_i (ICML 2013 Sec. 5, "CP step"):
+#: O: theta = 0 (t >= 1); M: 0 <= theta <= c free, t = 1; I: theta = c (t <= 1);
+#: Z: unlabeled point on the polytope's boundary, t = 0, theta >= c.
+O, M, I, Z = 0, 1, 2, 3
+
+
+def hinge_objective(K, alpha, b, y, cost) -> float:
+    """ICML 2013 eq. (1): ``1/2 alpha'K alpha + sum_i cost_i [1 - y_i f_i]_+``, ``f = b + K alpha``."""
+    Ka = K @ alpha
+    return float(0.5 * alpha @ Ka + cost @ np.maximum(0.0, 1.0 - y * (b + Ka)))
+
+
+def _objective_from_t(alpha, t, y, b, cost) -> float:
+    # alpha'K alpha = alpha'(f - b) with f = y t: no extra kernel product.
+    return float(0.5 * alpha @ (y * t - b) + cost @ np.maximum(0.0, 1.0 - t))
+
+
+def _solve_spd(A, rhs):
+    """Solve with the (semi)definite block ``A = Q_FF``; minimum-norm when it is singular.
+
+    Duplicated training points (splice has some) make two columns of Q equal: only the sum of
+    their theta is determined, and a Cholesky factor would return an arbitrary, huge split. The
+    pseudo-inverse splits it evenly, which keeps both within their bounds whenever any split is.
+    """
+    try:
+        L, low = sla.cho_factor(A, check_finite=False)
+        dg = np.abs(np.diag(L))
+        if dg.min() ** 2 > 1e-10 * dg.max() ** 2:
+            return sla.cho_solve((L, low), rhs, check_finite=False)
+    except np.linalg.LinAlgError:
+        pass
+    return np.linalg.lstsq(A, rhs, rcond=1e-10)[0]
+
+
+def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, tol=1e-9,
+                        max_iter=None):
+    """Conditionally optimal solution in pol(y) (ICML 2013 Definition 1, eq. 5).
+
+    Minimizes the dual ``1/2 theta'Q theta - sum_i h_i(theta_i)``, ``Q = diag(y) K diag(y)``,
+    with ``h_i(theta) = theta (1 - y_i b)`` for ``theta <= cost_i`` and slope ``-y_i b`` beyond
+    (unlabeled points only: the polytope multiplier), ``theta >= 0`` and ``theta <= cost`` on
+    labeled points, by a primal active-set method: Newton steps on the free variables (M: target
+    t = 1; Z: target t = 0), shortened at the first bound; at a subspace optimum the most
+    violated fixed variable is released (all violated ones while that makes progress). Every
+    step lowers the dual, so the method terminates.
+
+    Parameters
+    ----------
+    K : ndarray (n, n)
+        Gram matrix.
+    y : ndarray (n,)
+        +-1 labels (the y^ on unlabeled points).
+    cost : ndarray (n,)
+        C on labeled points, C* on unlabeled ones.
+    b : float
+        The fixed bias.
+    unlabeled : ndarray of bool (n,)
+    theta0, status0 : ndarray, optional
+        Warm start (feasible); default all zero / O.
+    tol : float
+        Tolerance on the optimality conditions, in units of t.
+    max_iter : int, optional
+        Active-set iterations at most (default ``50 n + 100``); exceeding it raises
+        ``RuntimeError``.
+
+    Returns
+    -------
+    theta, status, t, n_iter
+    """
+    n = y.size
+    theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=float)
+    status = np.full(n, O, dtype=np.int8) if status0 is None else np.array(status0, dtype=np.int8)
+    max_iter = 50 * n + 100 if max_iter is None else int(max_iter)
+    yb = y * b
+    single = False
+    for it in range(1, max_iter + 1):
+        free = np.flatnonzero((status == M) | (status == Z))
+        nz = np.flatnonzero(theta)
+        t = yb + y * (K[:, nz] @ (y[nz] * theta[nz]))
+        if free.size:
+            target = np.where(status[free] == Z, 0.0, 1.0)
+            g = t[free] - target
+            if np.max(np.abs(g)) > tol:
+                H = K[np.ix_(free, free)] * np.outer(y[free], y[free])
+                d = _solve_spd(H, -g)
+                th = theta[free]
+                c = cost[free]
+                isz = status[free] == Z
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    lim = np.full(free.size, np.inf)
+                    down = d < 0
+                    lim = np.where(down & ~isz, -th / d, lim)          # M point reaching 0
+                    lim = np.where(down & isz, (c - th) / d, lim)      # Z point reaching its cost
+                    lim = np.where((d > 0) & ~isz, (c - th) / d, lim)   # M point reaching its cost
+                lim = np.maximum(lim, 0.0)
+                j = int(np.argmin(lim))
+                step = min(1.0, lim[j])
+                theta[free] = th + step * d
+                if step < 1.0:
+                    i = free[j]
+                    if status[i] == Z or d[j] > 0:
+                        theta[i], status[i] = cost[i], I
+                    else:
+                        theta[i], status[i] = 0.0, O
+                    single = single or step == 0.0
+                    continue
+                continue  # recompute t, confirm the subspace optimum
+        # Subspace optimal: check the fixed variables (Lemma 3, 8a-8f; boundary t >= 0).
+        viol = np.zeros(n)
+        to = np.zeros(n, dtype=np.int8)
+        isO, isI = status == O, status == I
+        v = np.where(isO, 1.0 - t, 0.0)                      # theta = 0 needs t >= 1
+        viol, to = np.where(v > viol, v, viol), np.where(v > viol, M, to)
+        v = np.where(isI, t - 1.0, 0.0)                      # theta = c needs t <= 1
+        viol, to = np.where(v > viol, v, viol), np.where(v > viol, M, to)
+        v = np.where(isI & unlabeled, -t, 0.0)               # ... and t >= 0 on unlabeled points
+        viol, to = np.where(v > viol, v, viol), np.where(v > viol, Z, to)
+        bad = np.flatnonzero(viol > tol)
+        if bad.size == 0:
+            return theta, status, t, it
+        if single:
+            bad = bad[[int(np.argmax(viol[bad]))]]
+            single = False
+        status[bad] = to[bad]
+    raise RuntimeError(f"conditional_optimum: no convergence in {max_iter} active-set iterations")
+
+
+@dataclass
+class PathResult:
+    """The S3VM path of one binary problem.
+
+    ``knots`` rows are in path order; between knot k and k+1 with ``c_star[k] < c_star[k+1]``
+    the coefficients are linear in C*; two knots with the same C* bracket a jump (DJ step).
+    """
+
+    c_star: np.ndarray            # (m,)
+    alpha: np.ndarray             # (m, n) expansion coefficients over the training points
+    y_unlabeled: np.ndarray       # (m, u) int8 labels y^ in force at each knot
+    objective: np.ndarray         # (m,) J(f, y^) at each knot (eq. 1)
+    kind: np.ndarray              # (m,) "start", "event", "boundary", "jump", "flip" (at C* = 0), "end"
+    intercept: float
+    C: float
+    n_events: int = 0
+    n_jumps: int = 0              # DJ steps (boundary hits)
+    n_flips: int = 0              # labels flipped over all DJ steps
+    n_qp_iter: int = 0            # active-set iterations (start + DJ re-solves)
+    seconds: float = 0.0
+    events: dict = field(default_factory=dict)
+    jump_objectives: list = field(default_factory=list)  # per DJ step: J before, then after each flip
+
+    def index_at(self, c_star: float) -> int:
+        """Index of the knot from which the segment containing ``c_star`` starts."""
+        c = float(c_star)
+        if not self.c_star[0] <= c <= self.c_star[-1] * (1 + 1e-12):
+            raise ValueError(f"C* = {c!r} is outside the path [{self.c_star[0]}, {self.c_star[-1]}]")
+        return int(np.searchsorted(self.c_star, c, side="right") - 1)
+
+    def alpha_at(self, c_star: float) -> np.ndarray:
+        """Coefficients at ``c_star``; at a jump, the solution after it (the local optimum)."""
+        k = self.index_at(c_star)
+        c = float(c_star)
+        if k == self.c_star.size - 1 or self.c_star[k] == c:
+            return self.alpha[k].copy()
+        w = (c - self.c_star[k]) / (self.c_star[k + 1] - self.c_star[k])
+        return (1.0 - w) * self.alpha[k] + w * self.alpha[k + 1]
+
+    def labels_at(self, c_star: float) -> np.ndarray:
+        """The labels y^ in force at ``c_star``."""
+        return self.y_unlabeled[self.index_at(c_star)].copy()
+
+
+def _start(K, y, labeled, C, b, tol):
+    """Alg. 1 lines 3-4: the fixed-b SVM on the labeled points; y^ = sgn f on U."""
+    lab = np.flatnonzero(labeled)
+    Kl = K[np.ix_(lab, lab)]
+    yl = y[lab]
+    th, st, _, it = conditional_optimum(Kl, yl, np.full(lab.size, C), b, np.zeros(lab.size, bool), tol=tol)
+    theta = np.zeros(y.size)
+    theta[lab] = th
+    f = b + K[:, lab] @ (yl * th)
+    y = y.copy()
+    unl = ~labeled
+    y[unl] = np.where(f[unl] >= 0, 1.0, -1.0)
+    status = np.full(y.size, O, dtype=np.int8)
+    status[lab] = st
+    t = y * f
+    status[unl] = np.where(t[unl] < 1.0, I, O)  # theta = 0 = C* either way
+    return theta, status, y, t, it
+
+
+def _exact_state(K, y, b, theta, status, cost):
+    """Recompute theta_M (t_M = 1) and every t from the index sets (no accumulated drift)."""
+    m = np.flatnonzero(status == M)
+    fixed = np.flatnonzero(status == I)
+    theta = np.where(status == O, 0.0, theta)
+    theta[fixed] = cost[fixed]
+    if m.size:
+        rhs = 1.0 - y[m] * b - y[m] * (K[np.ix_(m, fixed)] @ (y[fixed] * theta[fixed]))
+        theta[m] = _solve_spd(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs)
+    nz = np.flatnonzero(theta)
+    t = y * b + y * (K[:, nz] @ (y[nz] * theta[nz]))
+    return theta, t
+
+
+def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=50):
+    """Trace the S3VM-path (ICML 2013 Alg. 1) over C* in [0, c_end].
+
+    Parameters
+    ----------
+    K : ndarray (n, n)
+        Gram matrix of the training points.
+    y_pm : ndarray (n,)
+        +-1 on labeled points, 0 on unlabeled ones.
+    C : float
+        Cost of the labeled losses.
+    b : float
+        Fixed bias (``2 r - 1``).
+    c_end : float, optional
+        Last C* (default C).
+    tol : float
+        Tolerance on t for the optimality conditions and the boundary test.
+    max_events : int, optional
+        Events (CP breakpoints plus jumps) at most (default ``20 n + 1000``); exceeding it raises
+        ``RuntimeError``.
+    refresh : int
+        Exact recomputation of theta and t every ``refresh`` events.
+
+    Returns
+    -------
+    PathResult
+    """
+    import time
+
+    t0 = time.perf_counter()
+    K = np.asarray(K, dtype=float)
+    y_pm = np.asarray(y_pm, dtype=float)
+    n = y_pm.size
+    labeled = y_pm != 0
+    unl = ~labeled
+    uidx = np.flatnonzero(unl)
+    C = float(C)
+    c_end = C if c_end is None else float(c_end)
+    max_events = 20 * n + 1000 if max_events is None else int(max_events)
+    theta, status, y, t, n_qp = _start(K, y_pm, labeled, C, b, tol)
+    c_star = 0.0
+    cost = np.where(labeled, C, 0.0)
+
+    knots_c, knots_a, knots_y, knots_j, knots_kind = [], [], [], [], []
+
+    def record(kind):
+        knots_c.append(c_star)
+        knots_a.append(y * theta)
+        knots_y.append(y[uidx].astype(np.int8))
+        knots_j.append(_objective_from_t(y * theta, t, y, b, cost))
+        knots_kind.append(kind)
+
+    jump_objectives = []
+    record("start")
+    counts = {"to_M": 0, "to_O": 0, "to_I": 0, "boundary": 0}
+    n_events = n_jumps = n_flips = 0
+    since_refresh = 0
+    undo = None
+    while True:
+        # --- CP step (Alg. 2): direction of theta and t per unit of C*.
+        m = np.flatnonzero(status == M)
+        iu = np.flatnonzero((status == I) & unl)
+        s_u = K[:, iu] @ y[iu]
+        dtheta = np.zeros(n)
+        dtheta[iu] = 1.0
+        if m.size:
+            rhs = -y[m] * s_u[m]
+            dtheta[m] = _solve_spd(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs)
+            dt = y * (K[:, m] @ (y[m] * dtheta[m]) + s_u)
+        else:
+            dt = y * s_u
+        # Next event: smallest step Delta >= 0 in C*.
+        big = np.inf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cand = np.full(n, big)
+            code = np.zeros(n, dtype=np.int8)
+            isO, isI = status == O, status == I
+            isM = status == M
+            eps = 1e-12 * max(1.0, np.max(np.abs(dt)), np.max(np.abs(dtheta)))
+            d = np.where(isO & (dt < -eps), (1.0 - t) / dt, big)             # O -> M
+            cand, code = np.where(d < cand, d, cand), np.where(d < cand, M, code)
+            d = np.where(isI & (dt > eps), (1.0 - t) / dt, big)              # I -> M
+            cand, code = np.where(d < cand, d, cand), np.where(d < cand, M, code)
+            d = np.where(isM & (dtheta < -eps), -theta / dtheta, big)        # M -> O
+            cand, code = np.where(d < cand, d, cand), np.where(d < cand, O, code)
+            slope = dtheta - np.where(unl, 1.0, 0.0)                         # theta - cost per unit C*
+            d = np.where(isM & (slope > eps), (cost - theta) / slope, big)   # M -> I
+            cand, code = np.where(d < cand, d, cand), np.where(d < cand, I, code)
+            d = np.where(isI & unl & (dt < -eps), -t / dt, big)             # I_u -> boundary (t = 0)
+            cand, code = np.where(d < cand, d, cand), np.where(d < cand, Z, code)
+        cand = np.maximum(cand, 0.0)
+        if undo is not None and cand[undo[0]] == 0.0 and code[undo[0]] == undo[1]:
+            # Degenerate vertex: the point that just changed set would change straight back at
+            # zero step (a round-off-level slope). Let any other event go first.
+            cand[undo[0]] = np.inf
+        j = int(np.argmin(cand))
+        delta = float(cand[j])
+        last = c_star + delta >= c_end
+        if last:
+            delta = c_end - c_star
+        theta = theta + delta * dtheta
+        t = t + delta * dt
+        c_star = c_star + delta
+        cost[uidx] = c_star
+        if last:
+            theta, t = _exact_state(K, y, b, theta, status, cost)
+            record("end")
+            break
+        n_events += 1
+        if n_events > max_events:
+            raise RuntimeError(f"s3vm_path: more than max_events={max_events} events before C* = {c_end}")
+        if code[j] != Z:
+            counts["to_" + "OMI"[code[j]]] += 1
+            undo = (j, int(status[j]))
+            status[j] = code[j]
+            since_refresh += 1
+            if since_refresh >= refresh:
+                theta, t = _exact_state(K, y, b, theta, status, cost)
+                since_refresh = 0
+            else:
+                theta[j] = {O: 0.0, I: cost[j]}.get(int(code[j]), theta[j])
+            record("event")
+            continue
+        # --- The path reached the polytope's boundary: DJ step (Alg. 3) at this C*.
+        counts["boundary"] += 1
+        theta, t = _exact_state(K, y, b, theta, status, cost)
+        record("boundary")
+        S = np.flatnonzero(unl & (t <= tol))
+        if S.size == 0:
+            S = np.array([j])
+        if c_star <= 0.0:
+            # No unlabeled cost yet: flipping changes nothing but the side the point leaves to.
+            y[S] = -y[S]
+            t[S] = -t[S]
+            n_flips += S.size
+            undo = None
+            record("flip")
+            continue
+        n_jumps += 1
+        seq = [knots_j[-1]]
+        while S.size:
+            y[S] = -y[S]                       # eq. (10)
+            n_flips += S.size
+            # Warm start: the flipped points restart at theta = 0 (feasible, f changes least).
+            theta[S] = 0.0
+            status[S] = O
+            theta, status, t, it = conditional_optimum(K, y, cost, b, unl, theta, status, tol=tol)
+            n_qp += it
+            seq.append(_objective_from_t(y * theta, t, y, b, cost))
+            if np.any(status == Z):
+                S = np.flatnonzero(status == Z)
+            else:
+                S = np.flatnonzero(unl & (t <= tol))
+            if n_flips > max_events:
+                raise RuntimeError("s3vm_path: DJ step does not terminate (more flips than max_events)")
+        # Z points have left; settle statuses of points exactly at bounds for the CP step.
+        status[(status == Z)] = I
+        theta, t = _exact_state(K, y, b, theta, status, cost)
+        since_refresh = 0
+        undo = None
+        jump_objectives.append(np.array(seq))
+        record("jump")
+    return PathResult(c_star=np.array(knots_c), alpha=np.vstack(knots_a), y_unlabeled=np.vstack(knots_y),
+                      objective=np.array(knots_j), kind=np.array(knots_kind), intercept=float(b), C=C,
+                      n_events=n_events, n_jumps=n_jumps, n_flips=n_flips, n_qp_iter=n_qp,
+                      seconds=time.perf_counter() - t0, events=counts, jump_objectives=jump_objectives)
+
+
+class S3VMPath(BaseS3VM):
+    """S3VM-path (ICML 2013): the entire path of local optima of the hinge-loss S3VM over C*.
+
+    Parameters
+    ----------
+    kernel : {"rbf"}, default="rbf"
+        ``exp(-||x - z||^2 / (2 sigma^2))``, the paper's kernel (Sec. 6).
+    sigma : float, default=1.0
+        Gaussian width (the paper's ``gamma`` is ``1 / (2 sigma^2)``).
+    C : float, default=1.0
+        Cost of the labeled hinge losses.
+    C_star : float or None, default=None
+        End of the path, C* in [0, C_star]; None means C (the paper's range [0, C]).
+    r : float in (0, 1) or None, default=None
+        Fixes ``b = 2 r - 1`` (ICML 2013 Sec. 2); None uses the fraction of positive labeled
+        points, as the paper does.
+    tol : float, default=1e-9
+        Tolerance of the optimality conditions (units of y f).
+    max_events : int or None, default=None
+        Cap on path events (default ``20 n + 1000``).
+
+    Attributes
+    ----------
+    paths_ : list of PathResult
+        One per binary problem (one-vs-rest for more than two classes).
+    dual_coef_, intercept_
+        The solution at the end of the path (C* = C_star).
+    assigned_labels_ : ndarray (n_problems, n_unlabeled)
+        The labels y^ at the end of the path.
+    """
+
+    _accepts_sparse = True
+    balance = "threshold"
+
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, tol=1e-9, max_events=None):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.C = C
+        self.C_star = C_star
+        self.r = r
+        self.tol = tol
+        self.max_events = max_events
+
+    def _check_params(self):
+        super()._check_params()
+        check_positive(self.tol, "tol")
+        if self.max_events is not None:
+            check_int(self.max_events, "max_events", 1)
+        if self.kernel != "rbf":
+            raise ValueError(f"s3vm_path traces the kernel expansion of eq. (7) with the Gaussian kernel the "
+                             f"paper uses; kernel must be 'rbf', got {self.kernel!r}")
+        if self.C_star is not None and self.C_star > self.C:
+            raise ValueError(f"C_star must be <= C (the path runs over [0, C]); got C_star={self.C_star!r}, "
+                             f"C={self.C!r}")
+
+    def fit(self, X, y):
+        """Fit on labeled and unlabeled points (``y == -1`` marks unlabeled); see the class doc."""
+        super().fit(X, y)
+        self.paths_ = [f.info["path"] for f in self.binary_fits_]
+        self.assigned_labels_ = np.vstack([p.y_unlabeled[-1] for p in self.paths_])
+        return self
+
+    def _fit_binary(self, X, y_pm, labeled, gram):
+        r = check_r(estimate_r(y_pm[labeled]) if self.r is None else self.r)
+        C = float(self.C)
+        c_end = C if self.C_star is None else float(self.C_star)
+        path = s3vm_path(gram, y_pm, C, 2.0 * r - 1.0, c_end=c_end, tol=float(self.tol),
+                         max_events=self.max_events)
+        info = {"path": path, "r": r, "objective": float(path.objective[-1]), "n_events": path.n_events,
+                "n_jumps": path.n_jumps, "n_flips": path.n_flips}
+        return BinaryFit(path.alpha[-1].copy(), path.intercept, path.n_events, "path_end", info)
+
+    # ----------------------------------------------------------------- along the path
+    def decision_function(self, X, C_star=None):
+        """Outputs at the end of the path, or at ``C_star`` anywhere in [0, C_end]."""
+        if C_star is None:
+            return super().decision_function(X)
+        coefs = np.vstack([p.alpha_at(C_star) for p in self.paths_])
+        saved = self.dual_coef_
+        try:
+            self.dual_coef_ = coefs
+            return super().decision_function(X)
+        finally:
+            self.dual_coef_ = saved
+
+    def predict(self, X, C_star=None):
+        """Labels at the end of the path, or at ``C_star``."""
+        F = self.decision_function(X, C_star)
+        if self.classes_.size == 2:
+            return self.classes_[(F > 0).astype(int)]
+        return self.classes_[np.argmax(F, axis=1)]
+
+    def validation_curve(self, X_val, y_val):
+        """Exact validation error as a piecewise-constant function of C* (two classes).
+
+        Returns
+        -------
+        edges : ndarray (k + 1,)
+            C* values bounding the pieces (knots and the roots where a validation output
+            changes sign); the error is constant on each open piece.
+        errors : ndarray (k,)
+            Validation error rate on each piece.
+        """
+        if self.classes_.size != 2:
+            raise ValueError("validation_curve/select_c_star need a binary problem (two classes); "
+                             f"got {self.classes_.size} classes")
+        y_val = np.asarray(y_val)
+        truth = np.where(y_val == self.classes_[1], 1.0, -1.0)
+        path = self.paths_[0]
+        X_val = validate_data(self, X_val, accept_sparse="csr", dtype=np.float64, reset=False)
+        Kv = self._kernel(X_val, self.X_fit_)
+        F = Kv @ path.alpha.T + path.intercept          # (n_val, m): outputs at the knots
+        edges = [path.c_star[0]]
+        for k in range(path.c_star.size - 1):
+            c0, c1 = path.c_star[k], path.c_star[k + 1]
+            if c1 <= c0:
+                continue
+            f0, f1 = F[:, k], F[:, k + 1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                w = f0 / (f0 - f1)                       # sign change inside the segment
+            w = w[(w > 0) & (w < 1) & np.isfinite(w)]
+            edges.extend(np.sort(c0 + w * (c1 - c0)))
+            edges.append(c1)
+        edges = np.unique(np.asarray(edges))
+        if edges.size == 1:
+            edges = np.array([edges[0], edges[0]])
+        mids = 0.5 * (edges[:-1] + edges[1:])
+        errors = np.array([np.mean(np.where(self._outputs_at(F, path, c) > 0, 1.0, -1.0) != truth) for c in mids])
+        return edges, errors
+
+    @staticmethod
+    def _outputs_at(F, path, c):
+        k = path.index_at(c)
+        if k == path.c_star.size - 1 or path.c_star[k] == c:
+            return F[:, k]
+        w = (c - path.c_star[k]) / (path.c_star[k + 1] - path.c_star[k])
+        return (1.0 - w) * F[:, k] + w * F[:, k + 1]
+
+    def select_c_star(self, X_val, y_val):
+        """C* in [0, C_end] that exactly minimizes the validation error (ICML 2013 Sec. 6).
+
+        Ties: the minimizing piece with the largest C* (the most semi-supervised solution),
+        evaluated at its midpoint, or at C_end when that piece ends the path.
+
+        Returns
+        -------
+        c_star : float
+        error : float
+        """
+        edges, errors = self.validation_curve(X_val, y_val)
+        best = np.flatnonzero(errors == errors.min())[-1]
+        c = edges[best + 1] if best + 1 == edges.size - 1 else 0.5 * (edges[best] + edges[best + 1])
+        return float(c), float(errors[best])
+
