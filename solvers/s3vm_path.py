@@ -137,10 +137,13 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     max_iter = 50 * n + 100 if max_iter is None else int(max_iter)
     yb = y * b
     single = False
+    def exact_t():
+        nz = np.flatnonzero(theta)
+        return yb + y * (K[:, nz] @ (y[nz] * theta[nz]))
+
+    t, exact = exact_t(), True
     for it in range(1, max_iter + 1):
         free = np.flatnonzero((status == M) | (status == Z))
-        nz = np.flatnonzero(theta)
-        t = yb + y * (K[:, nz] @ (y[nz] * theta[nz]))
         if free.size:
             target = np.where(status[free] == Z, 0.0, 1.0)
             g = t[free] - target
@@ -159,16 +162,19 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
                 lim = np.maximum(lim, 0.0)
                 j = int(np.argmin(lim))
                 step = min(1.0, lim[j])
-                theta[free] = th + step * d
+                new = th + step * d
                 if step < 1.0:
                     i = free[j]
                     if status[i] == Z or d[j] > 0:
-                        theta[i], status[i] = cost[i], I
+                        new[j], status[i] = cost[i], I
                     else:
-                        theta[i], status[i] = 0.0, O
+                        new[j], status[i] = 0.0, O
                     single = single or step == 0.0
-                    continue
-                continue  # recompute t, confirm the subspace optimum
+                theta[free] = new
+                # t moves with the free block only: O(n |F|), not a full product.
+                t = t + y * (K[:, free] @ (y[free] * (new - th)))
+                exact = False
+                continue
         # Subspace optimal: check the fixed variables (Lemma 3, 8a-8f; boundary t >= 0).
         viol = np.zeros(n)
         to = np.zeros(n, dtype=np.int8)
@@ -181,7 +187,11 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
         viol, to = np.where(v > viol, v, viol), np.where(v > viol, Z, to)
         bad = np.flatnonzero(viol > tol)
         if bad.size == 0:
-            return theta, status, t, it
+            if exact:
+                return theta, status, t, it
+            # Confirm the optimum on exactly recomputed outputs (no drift), then re-check.
+            t, exact = exact_t(), True
+            continue
         if single:
             bad = bad[[int(np.argmax(viol[bad]))]]
             single = False
@@ -323,14 +333,14 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
     counts = {"to_M": 0, "to_O": 0, "to_I": 0, "boundary": 0}
     n_events = n_jumps = n_flips = 0
     since_refresh = 0
-    undo = None
+    undo = s_u = None
     while True:
         # --- CP step (Alg. 2): direction of theta and t per unit of C*.
         m = np.flatnonzero(status == M)
-        iu = np.flatnonzero((status == I) & unl)
-        s_u = K[:, iu] @ y[iu]
-        dtheta = np.zeros(n)
-        dtheta[iu] = 1.0
+        if s_u is None:
+            iu = np.flatnonzero((status == I) & unl)
+            s_u = K[:, iu] @ y[iu]
+        dtheta = np.where((status == I) & unl, 1.0, 0.0)
         if m.size:
             rhs = -y[m] * s_u[m]
             dtheta[m] = _solve_spd(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs)
@@ -380,11 +390,13 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         if code[j] != Z:
             counts["to_" + "OMI"[code[j]]] += 1
             undo = (j, int(status[j]))
+            if unl[j] and (status[j] == I) != (code[j] == I):
+                s_u = s_u + (1.0 if code[j] == I else -1.0) * y[j] * K[:, j]
             status[j] = code[j]
             since_refresh += 1
             if since_refresh >= refresh:
                 theta, t = _exact_state(K, y, b, theta, status, cost)
-                since_refresh = 0
+                since_refresh, s_u = 0, None
             else:
                 theta[j] = {O: 0.0, I: cost[j]}.get(int(code[j]), theta[j])
             record("event")
@@ -401,7 +413,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
             y[S] = -y[S]
             t[S] = -t[S]
             n_flips += S.size
-            undo = None
+            undo = s_u = None
             record("flip")
             continue
         n_jumps += 1
@@ -425,7 +437,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         status[(status == Z)] = I
         theta, t = _exact_state(K, y, b, theta, status, cost)
         since_refresh = 0
-        undo = None
+        undo = s_u = None
         jump_objectives.append(np.array(seq))
         record("jump")
     return PathResult(c_star=np.array(knots_c), alpha=np.vstack(knots_a), y_unlabeled=np.vstack(knots_y),
