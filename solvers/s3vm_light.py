@@ -264,7 +264,9 @@ class S3VMLight(BaseS3VM):
         (eq. 1 at C* with the final labels), ``n_retrain_max_iter`` (retrainings that hit
         ``max_iter``), ``supervised_n_iter``, and ``trace``: per retraining the step index,
         C~, cumulative swaps, number of positive unlabeled labels and objective (eq. 1 at that
-        C~ with the labels in force).
+        C~ with the labels in force); ``stage_coef`` / ``stage_intercept``: the solution at the
+        end of each annealing step (row k at ``anneal_schedule[k]``), so that C* can be chosen
+        among the annealing steps afterwards (ICML 2013 Sec. 6 protocol).
 
     Notes
     -----
@@ -331,6 +333,7 @@ class S3VMLight(BaseS3VM):
         trace = {"step": [], "C_tilde": [], "n_swaps": [], "n_pos": [], "objective": []}
         n_swaps = n_retrain = n_max_iter = 0
         capped = False
+        stage_coef, stage_intercept = [], []
 
         def retrain(prev):
             nonlocal n_retrain, n_max_iter
@@ -363,6 +366,8 @@ class S3VMLight(BaseS3VM):
                 y[unl[neg]] = 1.0
                 n_swaps += pos.size
                 res = retrain(res)
+            stage_coef.append(np.array(res.coef, dtype=float))
+            stage_intercept.append(float(res.intercept))
         stop_reason = "max_swaps" if capped else "no_qualifying_pair"
         info = {
             "n_anneal_steps": int(schedule.size),
@@ -376,5 +381,7 @@ class S3VMLight(BaseS3VM):
             "n_retrain_max_iter": int(n_max_iter),
             "supervised_n_iter": int(supervised_n_iter),
             "trace": {key: np.asarray(v) for key, v in trace.items()},
+            "stage_coef": np.vstack(stage_coef),
+            "stage_intercept": np.array(stage_intercept),
         }
         return BinaryFit(np.asarray(res.coef, dtype=float), float(res.intercept), n_retrain, stop_reason, info)

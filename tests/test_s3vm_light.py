@@ -139,6 +139,11 @@ def test_info_counts_and_final_model():
     np.testing.assert_allclose(out, ref.outputs, atol=1e-6)
     o_u = out[~lab]
     assert o_u[info["y_unlabeled"] > 0].min() >= o_u[info["y_unlabeled"] < 0].max() - 1e-8
+    # One snapshot per annealing step; the last is the returned model, an early one is not.
+    assert info["stage_coef"].shape == (30, X.shape[0]) and info["stage_intercept"].shape == (30,)
+    np.testing.assert_array_equal(info["stage_coef"][-1], m.dual_coef_[0])
+    assert info["stage_intercept"][-1] == m.intercept_[0]
+    assert not np.allclose(info["stage_coef"][0], m.dual_coef_[0])
 
 
 def test_tiny_c_star_approaches_supervised_svm():
