@@ -4,7 +4,10 @@ Ogawa, Imamura, Takeuchi, Sugiyama, *Infinitesimal Annealing for Training Semi-S
 Support Vector Machines*, ICML 2013.
 
 The problem is the hinge-loss S3VM of eq. (1)/(4) with a kernel and the bias fixed at
-``b = 2 r - 1`` (Sec. 2; ``r`` = fraction of positive labeled points unless given) ::
+``b = 2 r - 1`` (Sec. 2; ``r`` = fraction of positive labeled points unless given). Sec. 2
+refers to Chapelle & Zien (2005) for this device: there the kernel is centered on the unlabeled
+mean (JMLR 2008 eq. 13), so that b *is* the mean output over U and fixing it is the balance
+constraint; the estimator does the same (``center=True``) ::
 
     J(f, y^) = 1/2 ||w||^2 + C sum_L [1 - y_i f_i]_+ + C* sum_U [1 - y^_i f_i]_+ ,
     f(x) = b + sum_i alpha_i k(x, x_i)                                          (eq. 7)
@@ -57,6 +60,7 @@ from sklearn.utils.validation import validate_data
 
 from ._balance import check_r, estimate_r
 from ._base import BaseS3VM, BinaryFit
+from ._kernels import KernelCentering
 from ._validation import check_int, check_positive
 
 __all__ = ["S3VMPath", "PathResult", "conditional_optimum", "hinge_objective", "s3vm_path",
@@ -212,7 +216,7 @@ class PathResult:
     y_unlabeled: np.ndarray       # (m, u) int8 labels y^ in force at each knot
     objective: np.ndarray         # (m,) J(f, y^) at each knot (eq. 1)
     kind: np.ndarray              # (m,) "start", "event", "boundary", "jump", "flip" (at C* = 0), "end"
-    intercept: float
+    intercept: np.ndarray         # (m,) intercept at each knot (constant b unless uncentered)
     C: float
     n_events: int = 0
     n_jumps: int = 0              # DJ steps (boundary hits)
@@ -237,6 +241,15 @@ class PathResult:
             return self.alpha[k].copy()
         w = (c - self.c_star[k]) / (self.c_star[k + 1] - self.c_star[k])
         return (1.0 - w) * self.alpha[k] + w * self.alpha[k + 1]
+
+    def intercept_at(self, c_star: float) -> float:
+        """Intercept at ``c_star`` (linear between knots like the coefficients)."""
+        k = self.index_at(c_star)
+        c = float(c_star)
+        if k == self.c_star.size - 1 or self.c_star[k] == c:
+            return float(self.intercept[k])
+        w = (c - self.c_star[k]) / (self.c_star[k + 1] - self.c_star[k])
+        return float((1.0 - w) * self.intercept[k] + w * self.intercept[k + 1])
 
     def labels_at(self, c_star: float) -> np.ndarray:
         """The labels y^ in force at ``c_star``."""
@@ -441,7 +454,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         jump_objectives.append(np.array(seq))
         record("jump")
     return PathResult(c_star=np.array(knots_c), alpha=np.vstack(knots_a), y_unlabeled=np.vstack(knots_y),
-                      objective=np.array(knots_j), kind=np.array(knots_kind), intercept=float(b), C=C,
+                      objective=np.array(knots_j), kind=np.array(knots_kind), intercept=np.full(len(knots_c), float(b)), C=C,
                       n_events=n_events, n_jumps=n_jumps, n_flips=n_flips, n_qp_iter=n_qp,
                       seconds=time.perf_counter() - t0, events=counts, jump_objectives=jump_objectives)
 
@@ -462,6 +475,12 @@ class S3VMPath(BaseS3VM):
     r : float in (0, 1) or None, default=None
         Fixes ``b = 2 r - 1`` (ICML 2013 Sec. 2); None uses the fraction of positive labeled
         points, as the paper does.
+    center : bool, default=True
+        Center the kernel on the unlabeled mean (JMLR 2008 eq. 13), so that the fixed b is the
+        mean output over U and fixing it is the balance constraint of Chapelle & Zien (2005),
+        which ICML 2013 Sec. 2 refers to. ``False`` fixes b in the raw kernel (b is then an
+        offset only: with a Gaussian kernel the outputs far from the labeled points tend to b,
+        and every unlabeled point can end up in one class).
     tol : float, default=1e-9
         Tolerance of the optimality conditions (units of y f).
     max_events : int or None, default=None
@@ -480,12 +499,14 @@ class S3VMPath(BaseS3VM):
     _accepts_sparse = True
     balance = "threshold"
 
-    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, tol=1e-9, max_events=None):
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, center=True, tol=1e-9,
+                 max_events=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
         self.C_star = C_star
         self.r = r
+        self.center = center
         self.tol = tol
         self.max_events = max_events
 
@@ -512,11 +533,25 @@ class S3VMPath(BaseS3VM):
         r = check_r(estimate_r(y_pm[labeled]) if self.r is None else self.r)
         C = float(self.C)
         c_end = C if self.C_star is None else float(self.C_star)
-        path = s3vm_path(gram, y_pm, C, 2.0 * r - 1.0, c_end=c_end, tol=float(self.tol),
-                         max_events=self.max_events)
-        info = {"path": path, "r": r, "objective": float(path.objective[-1]), "n_events": path.n_events,
+        b = 2.0 * r - 1.0
+        if self.center:
+            unl = np.flatnonzero(~labeled)
+            cen = KernelCentering.fit(gram, unl)
+            K = cen.center_train(gram)
+        else:
+            K = gram
+        path = s3vm_path(K, y_pm, C, b, c_end=c_end, tol=float(self.tol), max_events=self.max_events)
+        if self.center:
+            # f = sum_i a_i k~(x, x_i) + b is an ordinary expansion (linear in a, so the map
+            # commutes with the interpolation along the path): coefficients of the unlabeled
+            # points shift by -sum(a)/u, the intercept absorbs the constant terms.
+            a = path.alpha
+            path.intercept = b + a @ (cen.grand_mean - cen.train_means)
+            path.alpha = a.copy()
+            path.alpha[:, unl] -= a.sum(axis=1, keepdims=True) / unl.size
+        info = {"path": path, "r": r, "b": b, "objective": float(path.objective[-1]), "n_events": path.n_events,
                 "n_jumps": path.n_jumps, "n_flips": path.n_flips}
-        return BinaryFit(path.alpha[-1].copy(), path.intercept, path.n_events, "path_end", info)
+        return BinaryFit(path.alpha[-1].copy(), float(path.intercept[-1]), path.n_events, "path_end", info)
 
     # ----------------------------------------------------------------- along the path
     def decision_function(self, X, C_star=None):
@@ -524,12 +559,13 @@ class S3VMPath(BaseS3VM):
         if C_star is None:
             return super().decision_function(X)
         coefs = np.vstack([p.alpha_at(C_star) for p in self.paths_])
-        saved = self.dual_coef_
+        intercepts = np.array([p.intercept_at(C_star) for p in self.paths_])
+        saved = self.dual_coef_, self.intercept_
         try:
-            self.dual_coef_ = coefs
+            self.dual_coef_, self.intercept_ = coefs, intercepts
             return super().decision_function(X)
         finally:
-            self.dual_coef_ = saved
+            self.dual_coef_, self.intercept_ = saved
 
     def predict(self, X, C_star=None):
         """Labels at the end of the path, or at ``C_star``."""

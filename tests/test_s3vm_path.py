@@ -210,3 +210,15 @@ def test_max_events_stops_with_a_clear_error():
     X, _, y_semi = small_clusters()
     with pytest.raises(RuntimeError, match="max_events"):
         S3VMPath(sigma=1.0, C=10.0, max_events=2).fit(X, y_semi)
+
+
+def test_centering_makes_b_the_mean_unlabeled_output_all_along_the_path():
+    # ICML 2013 Sec. 2 fixes b = 2r - 1 as in Chapelle & Zien (2005): with the kernel centered
+    # on the unlabeled mean (JMLR 2008 eq. 13) the mean output over U is b at every C*.
+    X, _, y_semi = small_clusters(seed=5, n=50)
+    est = S3VMPath(sigma=1.5, C=10.0, r=0.3).fit(X, y_semi)
+    unl = y_semi == -1
+    for c in (0.0, 0.37, 2.5, 10.0):
+        assert est.decision_function(X[unl], C_star=c).mean() == pytest.approx(2 * 0.3 - 1, abs=1e-9)
+    raw = S3VMPath(sigma=1.5, C=10.0, r=0.3, center=False).fit(X, y_semi)
+    assert abs(raw.decision_function(X[unl]).mean() - (2 * 0.3 - 1)) > 1e-3
