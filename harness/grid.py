@@ -1,0 +1,278 @@
+"""Resumable parallel grid runner: (data set x solver x split x settings) cells with a result cache.
+
+A :class:`Cell` is one run of the common protocol (``harness.protocol.run_split``): one solver
+with its parameters on one split of one data set under one :class:`ProtocolSettings`. Its
+:meth:`Cell.key` hashes everything that determines the result -- the source of the solver's
+module (so editing a solver invalidates its cells and nothing else), the parameters, the
+settings, the data set, the protocol and the split index and seed -- and :func:`run_cells`
+
+* returns cached results for the cells already computed (one small JSON file per key, written
+  atomically, so an interrupted run resumes and reruns only what is missing);
+* runs the others in parallel with joblib (``backend="loky"``, default all cores) or on a
+  dask.distributed cluster (``backend="dask"``, ``scheduler="tcp://..."``);
+* records a failure (exception, or the per-cell ``time_limit`` exceeded) with its traceback in
+  the returned rows -- failures are never cached, so a rerun retries them;
+* shows a progress bar with cells done, failures and ETA (tqdm).
+
+Rows are the tidy-table dictionaries of :mod:`harness.results` (``append_rows`` stores them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import signal
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_source_hash", "execute_cell", "store_rows",
+           "ResultCache"]
+
+
+class CellTimeout(Exception):
+    """A cell ran past its time limit."""
+
+
+@lru_cache(maxsize=None)
+def solver_source_hash(solver: str) -> str:
+    """SHA-256 of the source file of the solver's module (registry name or ``module:Class``)."""
+    from solvers import get_solver
+
+    cls = get_solver(solver)
+    src = Path(inspect.getsourcefile(cls)).read_bytes()
+    return hashlib.sha256(src).hexdigest()
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One protocol run. ``settings`` holds :class:`ProtocolSettings` fields as a plain dict."""
+
+    experiment: str
+    dataset: str
+    solver: str
+    split: int
+    protocol: str = "jmlr2008"
+    n_splits: int = 10
+    params: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def key(self) -> str:
+        return cell_key(self)
+
+
+def cell_key(cell: Cell) -> str:
+    """Content hash of everything that determines the cell's result."""
+    payload = {"solver": cell.solver, "solver_sha256": solver_source_hash(cell.solver), "params": cell.params,
+               "settings": cell.settings, "dataset": cell.dataset, "protocol": cell.protocol,
+               "split": cell.split, "n_splits": cell.n_splits}
+    blob = json.dumps(payload, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def _alarm(seconds):
+    """Context: raise CellTimeout after ``seconds`` (main thread of a process only)."""
+
+    class _Ctx:
+        def __enter__(self):
+            self.armed = bool(seconds) and threading.current_thread() is threading.main_thread() \
+                and hasattr(signal, "setitimer")
+            if self.armed:
+                def handler(signum, frame):
+                    raise CellTimeout(f"cell exceeded its time limit of {seconds} s")
+                self.old = signal.signal(signal.SIGALRM, handler)
+                signal.setitimer(signal.ITIMER_REAL, float(seconds))
+            return self
+
+        def __exit__(self, *exc):
+            if self.armed:
+                signal.setitimer(signal.ITIMER_REAL, 0.0)
+                signal.signal(signal.SIGALRM, self.old)
+            return False
+
+    return _Ctx()
+
+
+def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
+    """Run one cell (in whatever process it lands); always returns a row, never raises."""
+    from data_registry import load_dataset, make_splits
+    from solvers import get_solver
+
+    from .protocol import ProtocolSettings, run_split
+
+    row = {"experiment": cell.experiment, "dataset": cell.dataset, "protocol": cell.protocol,
+           "split": cell.split, "solver": cell.solver, "params": dict(cell.params)}
+    t0 = time.perf_counter()
+    try:
+        with _alarm(time_limit):
+            ds = load_dataset(cell.dataset)
+            settings = ProtocolSettings.for_dataset(ds.name, **cell.settings)
+            split = make_splits(ds, cell.protocol, n_splits=cell.n_splits)[cell.split]
+            row |= {"split_seed": split.seed, "kernel": settings.kernel, "sigma": settings.sigma, "C": settings.C,
+                    "C_star": settings.c_star, "r_mode": settings.r_mode}
+            res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
+    except CellTimeout as exc:
+        row |= {"status": "timeout", "error": str(exc), "fit_seconds": time.perf_counter() - t0}
+    except Exception as exc:  # recorded with its traceback; the other cells are unaffected
+        row |= {"status": "failed", "error": "".join(traceback.format_exception(exc))[-4000:],
+                "fit_seconds": time.perf_counter() - t0}
+    else:
+        row |= {"objective": res.objective, "unlabeled_error": res.unlabeled_error, "test_error": res.test_error,
+                "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "status": "done"}
+    return row
+
+
+def _execute_pair(cell, time_limit, env):
+    # Reused loky workers keep the environment they started with: pass the data location.
+    os.environ.update(env)
+    return cell, execute_cell(cell, time_limit)
+
+
+class ResultCache:
+    """One JSON file per cell key under ``directory``; writes are atomic (temp file + rename)."""
+
+    def __init__(self, directory):
+        self.directory = Path(directory)
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        p = self._path(key)
+        if not p.exists():
+            return None
+        try:
+            return json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError):
+            return None  # unreadable: treated as missing and recomputed
+
+    def put(self, key: str, row: dict) -> None:
+        if row.get("status") != "done":
+            raise ValueError("only successful cells are cached")
+        p = self._path(key)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(row, fh, sort_keys=True, default=float)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
+    """Yield (cell, row) as cells finish, in completion order."""
+    if backend == "sequential" or (backend == "loky" and n_jobs == 1):
+        for cell in todo:
+            yield cell, execute_cell(cell, time_limit)
+    elif backend == "loky":
+        from joblib import Parallel, delayed
+
+        env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
+        par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        yield from par(delayed(_execute_pair)(c, time_limit, env) for c in todo)
+    elif backend == "dask":
+        try:
+            from distributed import Client, as_completed
+        except ImportError as exc:
+            raise ImportError("backend='dask' needs dask.distributed: pip install 's3vm-bench[dask]'") from exc
+        if scheduler is None:
+            raise ValueError("backend='dask' needs scheduler='tcp://host:port' (a running dask scheduler)")
+        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+        try:
+            futures = {client.submit(execute_cell, c, time_limit, pure=False): c for c in todo}
+            for fut in as_completed(futures):
+                yield futures[fut], fut.result()
+        finally:
+            if not isinstance(scheduler, Client):
+                client.close()
+    else:
+        raise ValueError(f"backend must be 'loky', 'dask' or 'sequential', got {backend!r}")
+
+
+def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", scheduler=None,
+              time_limit: float | None = None, progress: bool = True) -> list[dict]:
+    """Run the cells not in the cache; return one row per cell, in the order of ``cells``.
+
+    Parameters
+    ----------
+    cells : iterable of Cell
+    cache_dir : path
+        Result cache (created if missing).
+    n_jobs : int
+        joblib workers (-1: all cores).
+    backend : {"loky", "dask", "sequential"}
+    scheduler : str or distributed.Client, optional
+        The dask scheduler address (or a connected client) for ``backend="dask"``.
+    time_limit : float, optional
+        Seconds per cell; a cell past it is stopped and reported with status ``timeout``
+        (enforced in the main thread of a worker process: loky and sequential; in a threaded
+        dask worker the limit cannot interrupt the solver, and the row says so).
+    progress : bool
+        tqdm progress bar (cells done, failures, ETA).
+
+    Returns
+    -------
+    list of dict
+        Rows for :func:`harness.results.append_rows`; ``cached`` is True for rows read from the cache.
+    """
+    cells = list(cells)
+    if not all(isinstance(c, Cell) for c in cells):
+        raise TypeError("cells must be harness.grid.Cell instances")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
+    cache = ResultCache(cache_dir)
+    keys = [c.key() for c in cells]
+    rows: dict[str, dict] = {}
+    for key in keys:
+        hit = cache.get(key)
+        if hit is not None:
+            rows[key] = hit | {"cached": True}
+    todo, seen = [], set()
+    for c, key in zip(cells, keys):
+        if key not in rows and key not in seen:
+            todo.append(c)
+            seen.add(key)
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc="cells", unit="cell")
+    failures = 0
+    try:
+        for cell, row in _iter_results(todo, n_jobs, backend, scheduler, time_limit):
+            key = cell.key()
+            if row.get("status") == "done":
+                cache.put(key, row)
+            else:
+                failures += 1
+            rows[key] = row | {"cached": False}
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(failed=failures)
+    finally:
+        if bar is not None:
+            bar.close()
+    return [dict(rows[k]) for k in keys]
+
+
+def cells_as_dicts(cells) -> list[dict]:
+    """Plain dictionaries of cells (for logging or a spec dump)."""
+    return [asdict(c) for c in cells]
+
+
+def store_rows(path, rows) -> None:
+    """Append the rows to the tidy results table (:func:`harness.results.append_rows`)."""
+    from .results import COLUMNS, append_rows
+
+    append_rows(path, [{k: v for k, v in r.items() if k in COLUMNS} for r in rows])

@@ -1,0 +1,20 @@
+"""Deliberately broken solvers for the grid-runner tests (named as ``tests._bad_solvers:Class``)."""
+
+import time
+
+from solvers.svm import SVM
+
+
+class Raiser(SVM):
+    """Fails in fit."""
+
+    def fit(self, X, y):
+        raise RuntimeError("deliberate failure in fit")
+
+
+class Sleeper(SVM):
+    """Runs far past any sensible cell time limit."""
+
+    def fit(self, X, y):
+        time.sleep(30)
+        return super().fit(X, y)

@@ -1,0 +1,103 @@
+"""The grid runner: cache and resume, failures and time limits, joblib and dask backends."""
+
+import pandas as pd
+import pytest
+
+import harness.grid as grid
+from harness.grid import Cell, ResultCache, run_cells, store_rows
+from harness.results import read_results
+
+
+def _cells(solvers=("svm", "s3vm_light"), n=3):
+    return [Cell("toy", "2moons", s, i, n_splits=n) for s in solvers for i in range(n)]
+
+
+def _table(rows):
+    keep = ["solver", "split", "objective", "unlabeled_error", "test_error", "status"]
+    return pd.DataFrame(rows)[keep].sort_values(["solver", "split"]).reset_index(drop=True)
+
+
+def test_toy_experiment_end_to_end_and_cache_hits(data_env, tmp_path):
+    cells = _cells()
+    rows = run_cells(cells, tmp_path / "cache", n_jobs=1, progress=False)
+    assert [r["status"] for r in rows] == ["done"] * 6
+    assert not any(r["cached"] for r in rows)
+    assert [(r["solver"], r["split"]) for r in rows] == [(c.solver, c.split) for c in cells]
+    again = run_cells(cells, tmp_path / "cache", n_jobs=1, progress=False)
+    assert all(r["cached"] for r in again)
+    pd.testing.assert_frame_equal(_table(rows), _table(again))
+    store_rows(tmp_path / "results.csv", rows)
+    stored = read_results(tmp_path / "results.csv")
+    assert len(stored) == 6 and set(stored["status"]) == {"done"}
+    assert stored["git_commit"].notna().all()
+
+
+def test_killed_run_resumes_and_reruns_only_missing_cells(data_env, tmp_path, monkeypatch):
+    cells = _cells()
+    full = run_cells(cells, tmp_path / "ref", n_jobs=1, progress=False)
+    real = grid.execute_cell
+    calls = []
+
+    def dies_after_two(cell, time_limit=None):
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the run is killed while the third cell runs
+        calls.append(cell)
+        return real(cell, time_limit)
+
+    monkeypatch.setattr(grid, "execute_cell", dies_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        run_cells(cells, tmp_path / "cache", backend="sequential", progress=False)
+    calls.clear()
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c), real(c, t))[1])
+    resumed = run_cells(cells, tmp_path / "cache", backend="sequential", progress=False)
+    assert len(calls) == 4 and sum(r["cached"] for r in resumed) == 2
+    pd.testing.assert_frame_equal(_table(full), _table(resumed))
+
+
+def test_failures_and_timeouts_are_reported_not_cached(data_env, tmp_path):
+    cells = [Cell("toy", "2moons", "svm", 0, n_splits=2),
+             Cell("toy", "2moons", "tests._bad_solvers:Raiser", 0, n_splits=2),
+             Cell("toy", "2moons", "tests._bad_solvers:Sleeper", 0, n_splits=2),
+             Cell("toy", "2moons", "svm", 1, n_splits=2)]
+    rows = run_cells(cells, tmp_path / "cache", n_jobs=2, time_limit=3.0, progress=False)
+    assert [r["status"] for r in rows] == ["done", "failed", "timeout", "done"]
+    assert "deliberate failure" in rows[1]["error"] and "Traceback" in rows[1]["error"]
+    assert "time limit" in rows[2]["error"]
+    cache = ResultCache(tmp_path / "cache")
+    assert [cache.get(c.key()) is not None for c in cells] == [True, False, False, True]
+    with pytest.raises(ValueError, match="only successful"):
+        cache.put("ab" * 16, rows[1])
+
+
+def test_cell_key_depends_on_params_split_and_solver_source(tmp_path, monkeypatch):
+    a = Cell("t", "2moons", "svm", 0)
+    assert a.key() == Cell("other-experiment", "2moons", "svm", 0).key()  # the name is only a label
+    assert a.key() != Cell("t", "2moons", "svm", 1).key()
+    assert a.key() != Cell("t", "2moons", "svm", 0, params={"C": 2.0}).key()
+    assert a.key() != Cell("t", "2moons", "s3vm_light", 0).key()
+    before = a.key()
+    monkeypatch.setattr(grid, "solver_source_hash", lambda s: "0" * 64)  # as if svm.py were edited
+    assert a.key() != before
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(TypeError, match="Cell"):
+        run_cells([("2moons", "svm", 0)], tmp_path)
+    with pytest.raises(ValueError, match="time_limit"):
+        run_cells([], tmp_path, time_limit=0)
+    with pytest.raises(ValueError, match="backend"):
+        run_cells([Cell("t", "2moons", "svm", 0)], tmp_path, backend="spark", progress=False)
+
+
+def test_dask_backend_matches_the_default_backend(data_env, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is a test extra")
+    cells = _cells(n=2)
+    ref = run_cells(cells, tmp_path / "a", n_jobs=1, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster:
+        rows = run_cells(cells, tmp_path / "b", backend="dask", scheduler=cluster.scheduler_address,
+                         progress=False)
+    assert all(r["status"] == "done" for r in rows)
+    pd.testing.assert_frame_equal(_table(ref), _table(rows))
+    with pytest.raises(ValueError, match="scheduler"):
+        run_cells(cells, tmp_path / "c", backend="dask", progress=False)
