@@ -233,23 +233,26 @@ class PathResult:
             raise ValueError(f"C* = {c!r} is outside the path [{self.c_star[0]}, {self.c_star[-1]}]")
         return int(np.searchsorted(self.c_star, c, side="right") - 1)
 
-    def alpha_at(self, c_star: float) -> np.ndarray:
-        """Coefficients at ``c_star``; at a jump, the solution after it (the local optimum)."""
+    def _bracket(self, c_star: float):
+        """(k, w): the value at ``c_star`` is ``(1 - w) * knot[k] + w * knot[k + 1]`` (w = 0 at a knot)."""
         k = self.index_at(c_star)
         c = float(c_star)
         if k == self.c_star.size - 1 or self.c_star[k] == c:
-            return self.alpha[k].copy()
-        w = (c - self.c_star[k]) / (self.c_star[k + 1] - self.c_star[k])
-        return (1.0 - w) * self.alpha[k] + w * self.alpha[k + 1]
+            return k, 0.0
+        return k, (c - self.c_star[k]) / (self.c_star[k + 1] - self.c_star[k])
+
+    def interpolate(self, values: np.ndarray, c_star: float):
+        """Any per-knot quantity linear on the segments (rows of ``values``) at ``c_star``."""
+        k, w = self._bracket(c_star)
+        return values[k] if w == 0.0 else (1.0 - w) * values[k] + w * values[k + 1]
+
+    def alpha_at(self, c_star: float) -> np.ndarray:
+        """Coefficients at ``c_star``; at a jump, the solution after it (the local optimum)."""
+        return np.array(self.interpolate(self.alpha, c_star), dtype=float)
 
     def intercept_at(self, c_star: float) -> float:
         """Intercept at ``c_star`` (linear between knots like the coefficients)."""
-        k = self.index_at(c_star)
-        c = float(c_star)
-        if k == self.c_star.size - 1 or self.c_star[k] == c:
-            return float(self.intercept[k])
-        w = (c - self.c_star[k]) / (self.c_star[k + 1] - self.c_star[k])
-        return float((1.0 - w) * self.intercept[k] + w * self.intercept[k + 1])
+        return float(self.interpolate(self.intercept, c_star))
 
     def labels_at(self, c_star: float) -> np.ndarray:
         """The labels y^ in force at ``c_star``."""
@@ -609,16 +612,8 @@ class S3VMPath(BaseS3VM):
         if edges.size == 1:
             edges = np.array([edges[0], edges[0]])
         mids = 0.5 * (edges[:-1] + edges[1:])
-        errors = np.array([np.mean(np.where(self._outputs_at(F, path, c) > 0, 1.0, -1.0) != truth) for c in mids])
+        errors = np.array([np.mean(np.where(path.interpolate(F.T, c) > 0, 1.0, -1.0) != truth) for c in mids])
         return edges, errors
-
-    @staticmethod
-    def _outputs_at(F, path, c):
-        k = path.index_at(c)
-        if k == path.c_star.size - 1 or path.c_star[k] == c:
-            return F[:, k]
-        w = (c - path.c_star[k]) / (path.c_star[k + 1] - path.c_star[k])
-        return (1.0 - w) * F[:, k] + w * F[:, k + 1]
 
     def select_c_star(self, X_val, y_val):
         """C* in [0, C_end] that exactly minimizes the validation error (ICML 2013 Sec. 6).
