@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -79,27 +80,24 @@ def cell_key(cell: Cell) -> str:
     return hashlib.sha256(blob).hexdigest()[:32]
 
 
+@contextmanager
 def _alarm(seconds):
-    """Context: raise CellTimeout after ``seconds`` (main thread of a process only)."""
+    """Raise CellTimeout after ``seconds`` (only in a process's main thread, where signals work)."""
+    armed = bool(seconds) and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if not armed:
+        yield
+        return
 
-    class _Ctx:
-        def __enter__(self):
-            self.armed = bool(seconds) and threading.current_thread() is threading.main_thread() \
-                and hasattr(signal, "setitimer")
-            if self.armed:
-                def handler(signum, frame):
-                    raise CellTimeout(f"cell exceeded its time limit of {seconds} s")
-                self.old = signal.signal(signal.SIGALRM, handler)
-                signal.setitimer(signal.ITIMER_REAL, float(seconds))
-            return self
+    def handler(signum, frame):
+        raise CellTimeout(f"cell exceeded its time limit of {seconds} s")
 
-        def __exit__(self, *exc):
-            if self.armed:
-                signal.setitimer(signal.ITIMER_REAL, 0.0)
-                signal.signal(signal.SIGALRM, self.old)
-            return False
-
-    return _Ctx()
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:

@@ -16,6 +16,7 @@ from solvers._balance import n_positive
 from solvers._kernels import gaussian_kernel
 from solvers.da import DA, _SqrStep, bernoulli_entropy, bernoulli_kl, solve_nu
 from solvers.svm import SVM
+from tests._toy import BAD_INPUTS
 from tests._toy import small_clusters as _small
 
 
@@ -248,12 +249,7 @@ def test_registry_path():
     assert get_solver("solvers.da:DA") is DA
 
 
-@pytest.mark.parametrize("mutate,err,match", [
-    (lambda X, y: (np.where(np.eye(*X.shape, dtype=bool), np.nan, X), y), ValueError, "NaN"),
-    (lambda X, y: (X, -np.ones_like(y)), ValueError, "no labeled point"),
-    (lambda X, y: (X, np.where(np.arange(y.size) < 5, 1, -1)), ValueError, "only one class"),
-    (lambda X, y: (X, np.arange(y.size) % 2), ValueError, "unlabeled set is empty"),
-])
+@pytest.mark.parametrize("mutate,err,match", BAD_INPUTS)
 def test_bad_input(mutate, err, match):
     X, _, y_semi = _small()
     with pytest.raises(err, match=match):

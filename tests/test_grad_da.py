@@ -13,6 +13,7 @@ from solvers._balance import n_positive
 from solvers.da import DA
 from solvers.grad_da import GradDA, smoothed_objective
 from solvers.svm import SVM
+from tests._toy import BAD_INPUTS
 from tests._toy import small_clusters as _small
 
 
@@ -153,12 +154,7 @@ def test_unlabeled_data_changes_the_solution():
     assert np.max(np.abs(g - s)) > 0.1
 
 
-@pytest.mark.parametrize("mutate,err,match", [
-    (lambda X, y: (np.where(np.eye(*X.shape, dtype=bool), np.nan, X), y), ValueError, "NaN"),
-    (lambda X, y: (X, -np.ones_like(y)), ValueError, "no labeled point"),
-    (lambda X, y: (X, np.where(np.arange(y.size) < 5, 1, -1)), ValueError, "only one class"),
-    (lambda X, y: (X, np.arange(y.size) % 2), ValueError, "unlabeled set is empty"),
-])
+@pytest.mark.parametrize("mutate,err,match", BAD_INPUTS)
 def test_bad_input(mutate, err, match):
     X, _, y_semi = _small()
     with pytest.raises(err, match=match):
