@@ -29,6 +29,8 @@ REGISTRY: dict[str, str] = {
     "newton": "solvers.newton:NewtonS3VM",
     "bb": "solvers.bb:BranchAndBoundS3VM",
     "s3vm_path": "solvers.s3vm_path:S3VMPath",
+    "lapsvm": "solvers.lapsvm:LapSVM",
+    "lapsvm_s3vm_light": "solvers.lapsvm_s3vm_light:LapSVMS3VMLight",
 }
 
 
