@@ -19,6 +19,7 @@ Rows are the tidy-table dictionaries of :mod:`harness.results` (``append_rows`` 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -30,6 +31,7 @@ import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
@@ -112,9 +114,18 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
     t0 = time.perf_counter()
     try:
         with _alarm(time_limit):
-            ds = load_dataset(cell.dataset)
-            settings = ProtocolSettings.for_dataset(ds.name, **cell.settings)
-            split = make_splits(ds, cell.protocol, n_splits=cell.n_splits)[cell.split]
+            if cell.protocol == "reference":
+                # A reference set of harness.optima (e.g. the two-moons realizations): problem
+                # ``split`` of the set, under the set's settings unless the cell overrides them.
+                from .optima import get_reference_set
+
+                ref = get_reference_set(cell.dataset)
+                ds, split = ref.make(cell.split)
+                settings = dataclasses.replace(ref.settings, **cell.settings)
+            else:
+                ds = load_dataset(cell.dataset)
+                settings = ProtocolSettings.for_dataset(ds.name, **cell.settings)
+                split = make_splits(ds, cell.protocol, n_splits=cell.n_splits)[cell.split]
             row |= {"split_seed": split.seed, "kernel": settings.kernel, "sigma": settings.sigma, "C": settings.C,
                     "C_star": settings.c_star, "r_mode": settings.r_mode}
             res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
@@ -125,8 +136,14 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
                 "fit_seconds": time.perf_counter() - t0}
     else:
         row |= {"objective": res.objective, "unlabeled_error": res.unlabeled_error, "test_error": res.test_error,
-                "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "status": "done"}
-    return row
+                "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "n_binary": len(res.binary),
+                "status": "done"}
+    # Stamped where the cell runs, so a row read back from the cache keeps the code it came from.
+    from .results import environment_info
+
+    versions, commit = environment_info()
+    return row | {"versions": versions, "git_commit": commit,
+                  "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 def _execute_pair(cell, time_limit, env):
@@ -261,7 +278,8 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
     finally:
         if bar is not None:
             bar.close()
-    return [dict(rows[k]) for k in keys]
+    # A cell shared by two experiments (same key) is computed once and reported under each.
+    return [dict(rows[k]) | {"cell_key": k, "experiment": c.experiment} for c, k in zip(cells, keys)]
 
 
 def cells_as_dicts(cells) -> list[dict]:
@@ -270,7 +288,10 @@ def cells_as_dicts(cells) -> list[dict]:
 
 
 def store_rows(path, rows) -> None:
-    """Append the rows to the tidy results table (:func:`harness.results.append_rows`)."""
-    from .results import COLUMNS, append_rows
+    """Store the rows in the tidy results table, replacing earlier rows of the same cells and experiments.
 
-    append_rows(path, [{k: v for k, v in r.items() if k in COLUMNS} for r in rows])
+    See :func:`harness.results.replace_rows`.
+    """
+    from .results import COLUMNS, replace_rows
+
+    replace_rows(path, [{k: v for k, v in r.items() if k in COLUMNS} for r in rows])

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["COLUMNS", "append_rows", "read_results", "environment_info"]
+__all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "environment_info"]
 
 COLUMNS = ["experiment", "dataset", "protocol", "split", "split_seed", "solver", "params", "kernel", "sigma",
            "C", "C_star", "r_mode", "objective", "unlabeled_error", "test_error", "fit_seconds",
-           "balance_exact", "status", "error", "versions", "git_commit", "timestamp"]
+           "balance_exact", "status", "error", "n_binary", "cell_key", "versions", "git_commit", "timestamp"]
 
 
 @lru_cache(maxsize=1)
@@ -74,7 +74,26 @@ def append_rows(path, rows: list[dict]) -> pd.DataFrame:
     path = Path(path)
     new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
     old = read_results(path)
-    table = new if old.empty else pd.concat([old, new], ignore_index=True)
+    _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
+    return new
+
+
+def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
+    """Like :func:`append_rows`, but first drop stored rows with the same ``cell_key`` and ``experiment``.
+
+    Rerunning a table then leaves one row per cell (the newest) instead of one per invocation.
+    """
+    path = Path(path)
+    new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
+    old = read_results(path)
+    if not old.empty and "cell_key" in old:
+        done = set(zip(new["cell_key"], new["experiment"]))
+        old = old[[pair not in done for pair in zip(old["cell_key"], old["experiment"])]]
+    _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
+    return new
+
+
+def _write(path: Path, table: pd.DataFrame) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -84,4 +103,3 @@ def append_rows(path, rows: list[dict]) -> pd.DataFrame:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return new

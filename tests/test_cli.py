@@ -33,14 +33,17 @@ def test_data_fetch_errors(capsys, data_env):
 
 
 def test_demo_runs_without_download(tmp_path, monkeypatch):
-    monkeypatch.setenv("S3VM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("S3VM_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("S3VM_DATA_MIRROR", "http://127.0.0.1:9/")  # any download would fail
-    out = subprocess.run([sys.executable, "-m", "harness.cli", "demo"], capture_output=True, text=True,
-                         check=True).stdout
-    assert "two_moons[seed=0]: 102 x 2 dense" in out
-    assert "class counts [50, 50]" in out
-    assert "supervised baseline 'svm' under the common protocol (sigma=0.5, C=10.0)" in out
-    assert list(tmp_path.iterdir()) == []
+    out = subprocess.run([sys.executable, "-m", "harness.cli", "demo", "--realizations", "1", "--jobs", "1",
+                          "--out", str(tmp_path / "demo")], capture_output=True, text=True, check=True).stdout
+    assert "NIPS 2006 Table 1 on 1 realization(s)" in out
+    head = next(line for line in out.splitlines() if line.startswith("| |"))
+    for column in ("nabla-S3VM", "S3VM-light", "BB", "newton", "s3vm_path"):
+        assert f" {column} |" in head
+    assert "[7.81]" in out and "**Verdict:**" in out  # the paper's values beside ours
+    assert not (tmp_path / "data").exists() or list((tmp_path / "data").iterdir()) == []
+    assert (tmp_path / "demo" / "runs.csv").exists()
 
 
 class ExplodingSVM:

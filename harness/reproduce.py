@@ -1,0 +1,439 @@
+"""``s3vm-bench reproduce``: regenerate the papers' tables beside the published values.
+
+For each requested :class:`harness.specs.TableSpec`:
+
+1. the spec becomes grid cells (:class:`harness.grid.Cell`: data set x configuration x settings
+   x split); cells whose data set is network-only and not cached, or whose solver is not
+   registered, are *skipped* with the reason, never reported as failures;
+2. :func:`harness.grid.run_cells` returns cached cells and runs the missing ones in parallel;
+3. the rows go into the tidy results table (one row per cell and experiment);
+4. the per-split values are aggregated (:func:`aggregate`) and set beside the transcribed
+   targets of ``reports/targets``: ``reports/<paper>-table<N>.md`` and ``.csv``;
+5. ``reports/README.md`` is rewritten from ``reports/index.json``: one line per table with its
+   verdict.
+
+Verdict of a cell: *within spread* when ``|ours - paper|`` is at most our split-to-split
+standard deviation, or when the two agree at the paper's printed precision; otherwise *differs*
+by the printed difference. Times (unit ``s``) come from other hardware and are given as the
+ratio paper / ours, not judged. A table *matches* when every judged cell is within spread.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .grid import Cell, run_cells, store_rows
+from .specs import SPECS, UNSPECIFIED, Config, TableSpec, get_spec
+
+__all__ = ["ReportCell", "build_cells", "aggregate", "reproduce", "write_report", "write_index", "load_targets"]
+
+REPORTS_DIR = Path(__file__).resolve().parent.parent / "reports"
+_PERCENT = {"unlabeled_error", "test_error"}
+
+
+@dataclass
+class _Planned:
+    cell: Cell
+    row: str
+    dataset: str
+    config: int
+    grid: int
+
+
+@dataclass
+class ReportCell:
+    """One cell of a reproduced table."""
+
+    row: str
+    column: str
+    unit: str
+    paper: float | None
+    paper_text: str
+    mean: float | None
+    std: float | None
+    n: int
+    n_failed: int
+    note: str = ""
+
+    @property
+    def diff(self) -> float | None:
+        if self.paper is None or self.mean is None:
+            return None
+        return self.mean - self.paper
+
+    @property
+    def verdict(self) -> str:
+        if self.mean is None:
+            return "not run" if not self.note else self.note
+        if self.paper is None:
+            return "no paper value"
+        if self.unit == "s":
+            return "time (not judged)"
+        d = abs(self.diff)
+        decimals = len(self.paper_text.split(".")[1]) if "." in self.paper_text else 0
+        if d <= 0.5 * 10.0 ** -decimals + 1e-12 or (self.std is not None and self.n > 1 and d <= self.std):
+            return "within spread"
+        return "differs"
+
+
+# ----------------------------------------------------------------------------- targets
+def load_targets(key: str, directory=None) -> dict:
+    """``{(row, column): (value, text, unit)}`` of ``reports/targets/<key>.csv`` (empty if absent)."""
+    path = Path(directory or REPORTS_DIR / "targets") / f"{key}.csv"
+    if not path.exists():
+        return {}
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return {(r.row, r.column): (float(r.value), r.value, r.unit) for r in df.itertuples()}
+
+
+# ----------------------------------------------------------------------------- cells
+def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict) -> dict:
+    """The full ProtocolSettings fields of one cell (so the cache key is explicit)."""
+    from .protocol import ProtocolSettings
+
+    if spec.protocol == "reference":
+        from .optima import get_reference_set
+
+        base = get_reference_set(dataset).settings
+    else:
+        base = ProtocolSettings.for_dataset(dataset)
+    over = {**config.settings, **grid}
+    sigma = base.sigma * over.pop("sigma_factor", 1.0)
+    C = base.C * over.pop("C_factor", 1.0)
+    factor = over.pop("C_star_factor", None)
+    c_star = base.C_star if base.C_star is None else base.C_star * C / base.C
+    if factor is not None:
+        c_star = factor * C
+    out = {"kernel": base.kernel, "sigma": sigma, "C": C, "C_star": c_star, "r_mode": base.r_mode} | over
+    ProtocolSettings(**out)  # validates
+    return out
+
+
+def _skip_reason(spec: TableSpec, dataset: str, config: Config) -> str | None:
+    from solvers import REGISTRY
+
+    if config.solver not in REGISTRY and ":" not in config.solver:
+        return f"solver {config.solver!r} not registered"
+    if spec.protocol == "reference":
+        return None
+    from data_registry import get_spec as data_spec
+
+    ds = data_spec(dataset)
+    if ds.network_only and not ds.cached():
+        return "network-only data set, not fetched (run `s3vm-bench data fetch` on a networked machine)"
+    return None
+
+
+def build_cells(spec: TableSpec, quick: bool = False, n_splits: int | None = None):
+    """The cells of a spec and the (row, config) pairs skipped with their reason.
+
+    Returns
+    -------
+    planned : list of _Planned
+    skipped : dict of (row label, config index) -> reason
+    """
+    splits = spec.split_indices(quick)
+    if n_splits is not None:
+        splits = splits[:n_splits]
+    grids = spec.grid or ({},)
+    planned, skipped = [], {}
+    for row, dataset in spec.rows:
+        for ci, config in enumerate(spec.configs):
+            why = _skip_reason(spec, dataset, config)
+            if why:
+                skipped[(row, ci)] = why
+                continue
+            for gi, g in enumerate(grids):
+                settings = _resolve_settings(spec, dataset, config, g)
+                for s in splits:
+                    cell = Cell(spec.key, dataset, config.solver, s, spec.protocol, spec.n_splits,
+                                dict(config.params), settings)
+                    planned.append(_Planned(cell, row, dataset, ci, gi))
+    return planned, skipped
+
+
+# ----------------------------------------------------------------------------- aggregation
+def _metric(row: dict, metric: str) -> float:
+    if metric == "seconds_per_binary":
+        n = row.get("n_binary") or 1
+        return float(row["fit_seconds"]) / float(n)
+    v = row.get(metric)
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return float("nan")
+    return 100.0 * float(v) if metric in _PERCENT else float(v)
+
+
+def _target_cell(spec, row_label, config, suffix):
+    if spec.layout == "metric_rows":
+        return suffix, config.label
+    return row_label, f"{config.label} {suffix}".strip()
+
+
+def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCell]:
+    """Per-target-cell values of one spec from its cells' rows (same order as ``planned``)."""
+    done = [(p, r) for p, r in zip(planned, rows) if r.get("status") == "done"]
+    failed = [(p, r) for p, r in zip(planned, rows) if r.get("status") != "done"]
+    out: list[ReportCell] = []
+
+    def target(row, col):
+        v = targets.get((row, col))
+        return (v[0], v[1], v[2]) if v else (None, "", "")
+
+    def unit_of(metric, paper_unit):
+        return paper_unit or {"seconds_per_binary": "s", "objective": "objective"}.get(metric, "%")
+
+    if spec.aggregate == "mean":
+        for row_label, _ in spec.rows:
+            for ci, config in enumerate(spec.configs):
+                for suffix, metric in spec.metrics:
+                    r_lab, c_lab = _target_cell(spec, row_label, config, suffix)
+                    pv, pt, pu = target(r_lab, c_lab)
+                    vals = np.array([_metric(r, metric) for p, r in done if p.row == row_label and p.config == ci])
+                    vals = vals[np.isfinite(vals)]
+                    nf = sum(1 for p, _ in failed if p.row == row_label and p.config == ci)
+                    out.append(ReportCell(r_lab, c_lab, unit_of(metric, pu), pv, pt,
+                                          float(vals.mean()) if vals.size else None,
+                                          float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), nf,
+                                          skipped.get((row_label, ci), "")))
+        return out
+    if spec.aggregate == "rank":
+        from scipy.stats import rankdata
+
+        suffix, metric = spec.metrics[0]
+        by_problem: dict = {}
+        for p, r in done:
+            by_problem.setdefault((p.dataset, p.cell.split), {})[p.config] = _metric(r, metric)
+        ranks = {ci: [] for ci in range(len(spec.configs))}
+        complete = [v for v in by_problem.values() if len(v) == len(spec.configs)]
+        for v in complete:
+            order = sorted(v)
+            for ci, rk in zip(order, rankdata([v[ci] for ci in order])):
+                ranks[ci].append(float(rk))
+        for ci, config in enumerate(spec.configs):
+            pv, pt, pu = target(suffix, config.label)
+            vals = np.array(ranks[ci])
+            out.append(ReportCell(suffix, config.label, pu or "rank", pv, pt, float(vals.mean()) if vals.size else None,
+                                  float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), 0,
+                                  "" if vals.size else "no (data set, split) with every method done"))
+        return out
+    # relative_improvement / variance over the settings grid (JMLR 2008 Tables 9 and 10)
+    suffix, metric = spec.metrics[0]
+    n_grid = len(spec.grid)
+    per = {}
+    for p, r in done:
+        per.setdefault((p.row, p.config), {})[p.grid] = _metric(r, metric)
+    if spec.aggregate == "relative_improvement":
+        means = {ci: [] for ci in range(len(spec.configs))}
+        for row_label, _ in spec.rows:
+            for ci, config in enumerate(spec.configs):
+                g = per.get((row_label, ci), {})
+                pv, pt, pu = target(row_label, config.label)
+                val = None
+                if 0 in g and len(g) == n_grid:
+                    e0, best = g[0], min(g.values())
+                    val = 0.0 if e0 == 0 else 100.0 * (e0 - best) / e0
+                    means[ci].append(val)
+                note = skipped.get((row_label, ci), "" if val is not None else f"{len(g)} of {n_grid} settings done")
+                out.append(ReportCell(row_label, config.label, pu or "rel%", pv, pt, val, None, len(g), 0, note))
+        for ci, config in enumerate(spec.configs):
+            pv, pt, pu = target("Mean", config.label)
+            v = means[ci]
+            out.append(ReportCell("Mean", config.label, pu or "rel%", pv, pt,
+                                  float(np.mean(v)) if v else None, None, len(v), 0, "" if v else "no data set complete"))
+        return out
+    if spec.aggregate == "variance":
+        for ci, config in enumerate(spec.configs):
+            vs = [float(np.var(list(g.values()))) for (row, c), g in per.items() if c == ci and len(g) == n_grid]
+            pv, pt, pu = target(suffix, config.label)
+            out.append(ReportCell(suffix, config.label, pu or "variance", pv, pt, float(np.mean(vs)) if vs else None,
+                                  None, len(vs), 0, "" if vs else "no data set complete"))
+        return out
+    raise ValueError(f"unknown aggregate {spec.aggregate!r} in spec {spec.key}")
+
+
+# ----------------------------------------------------------------------------- reports
+def _fmt(x, unit):
+    if x is None:
+        return "--"
+    if unit in ("objective", "s"):
+        return f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
+    return f"{x:.2f}" if unit in ("rank", "correlation") else f"{x:.1f}"
+
+
+def table_verdict(cells: list[ReportCell]) -> str:
+    """One line: matches / differs (how many, the largest difference) / incomplete."""
+    judged = [c for c in cells if c.verdict in ("within spread", "differs")]
+    missing = [c for c in cells if c.mean is None]
+    if not judged:
+        return "not run" if missing else "nothing to judge (times only)"
+    bad = [c for c in judged if c.verdict == "differs"]
+    if not bad:
+        line = f"matches: {len(judged)} of {len(judged)} compared cells within the split-to-split spread"
+    else:
+        worst = max(bad, key=lambda c: abs(c.diff))
+        line = (f"differs: {len(bad)} of {len(judged)} compared cells outside the spread; largest "
+                f"{worst.row} / {worst.column}: {_fmt(worst.mean, worst.unit)} vs {worst.paper_text} "
+                f"({worst.diff:+.1f} {worst.unit})")
+    if missing:
+        line += f"; {len(missing)} cell(s) not run"
+    return line
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory=None) -> tuple[Path, Path]:
+    """Write ``<key>.md`` and ``<key>.csv`` (one line per target cell) into ``directory``."""
+    directory = Path(directory or REPORTS_DIR)
+    df = pd.DataFrame([{"row": c.row, "column": c.column, "unit": c.unit, "paper": c.paper_text or None,
+                        "ours_mean": c.mean, "ours_std": c.std, "n": c.n, "n_failed": c.n_failed,
+                        "diff": c.diff, "verdict": c.verdict} for c in cells])
+    csv_path = directory / f"{spec.key}.csv"
+    _atomic_write(csv_path, df.to_csv(index=False))
+    rows = list(dict.fromkeys(c.row for c in cells))
+    cols = list(dict.fromkeys(c.column for c in cells))
+    grid = {(c.row, c.column): c for c in cells}
+    lines = [f"# {spec.key}: {spec.title}", "",
+             f"Regenerated by `s3vm-bench reproduce {spec.key}{' --quick' if meta.get('quick') else ''}` "
+             f"at commit `{meta.get('commit', 'unknown')}` ({meta.get('date', '')}); splits run: "
+             f"{meta.get('splits')}; cells {meta.get('n_done')} done, {meta.get('n_failed')} failed, "
+             f"{meta.get('n_cached')} from the cache; wall time {meta.get('seconds', 0):.0f} s.", "",
+             f"**Verdict:** {table_verdict(cells)}", "",
+             "Each cell: ours mean ± split-to-split sd (n) [paper]; `~` within the spread, `≠` differs, "
+             "times as the ratio paper/ours.", ""]
+    lines += ["| | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for r in rows:
+        out = []
+        for col in cols:
+            c = grid.get((r, col))
+            if c is None:
+                out.append("")
+            elif c.mean is None:
+                out.append(f"{c.note or 'not run'} [{c.paper_text or '-'}]")
+            else:
+                sd = f" ± {_fmt(c.std, c.unit)}" if c.std is not None else ""
+                mark = {"within spread": " ~", "differs": " ≠"}.get(c.verdict, "")
+                extra = ""
+                if c.unit == "s" and c.paper:
+                    extra = f" ({c.paper / c.mean:.0f}x)" if c.mean > 0 else ""
+                fail = f", {c.n_failed} failed" if c.n_failed else ""
+                out.append(f"{_fmt(c.mean, c.unit)}{sd} ({c.n}{fail}) [{c.paper_text or '-'}]{mark}{extra}")
+        lines.append(f"| {r} | " + " | ".join(out) + " |")
+    lines += ["", "## Protocol and choices", ""] + [f"- {n}" for n in spec.notes]
+    errors = meta.get("errors") or []
+    if errors:
+        lines += ["", "## Failed cells", ""]
+        lines += [f"- {e}" for e in errors[:30]]
+        if len(errors) > 30:
+            lines.append(f"- ... and {len(errors) - 30} more (see the results table)")
+    md_path = directory / f"{spec.key}.md"
+    _atomic_write(md_path, "\n".join(lines) + "\n")
+    return md_path, csv_path
+
+
+def write_index(directory=None) -> Path:
+    """Rewrite ``README.md`` of the reports folder from ``index.json`` (and the unspecified tables)."""
+    directory = Path(directory or REPORTS_DIR)
+    idx_path = directory / "index.json"
+    index = json.loads(idx_path.read_text()) if idx_path.exists() else {}
+    lines = ["# Reports", "",
+             "Regenerated paper tables beside the published values (`s3vm-bench reproduce TABLE... | --all`), "
+             "and the transcribed targets in `targets/`. The tidy table of every run behind them is "
+             "`runs.csv` (one row per cell: data set, solver, parameters, settings, split and its seed, "
+             "results, package versions, git commit).", "",
+             "Verdict: a cell is *within spread* when our mean is within our split-to-split standard deviation "
+             "of the paper's value (or equal at the paper's printed precision); times are not judged.", "",
+             "| table | what | splits | verdict |", "|---|---|---|---|"]
+    for key in sorted(set(SPECS) | set(UNSPECIFIED) | set(index), key=_table_order):
+        if key in index:
+            e = index[key]
+            q = " (quick)" if e.get("quick") else ""
+            lines.append(f"| [{key}]({key}.md) | {e['title']} | {e['splits']}{q} | {e['verdict']} |")
+        elif key in SPECS:
+            lines.append(f"| {key} | {SPECS[key].title} | -- | not run yet |")
+        else:
+            lines.append(f"| {key} | -- | -- | no spec: {UNSPECIFIED[key]} |")
+    extra = sorted(p.name for p in directory.glob("*.md") if p.name != "README.md" and p.stem not in index)
+    if extra:
+        lines += ["", "Other reports: " + ", ".join(f"[{n}]({n})" for n in extra)]
+    path = directory / "README.md"
+    _atomic_write(path, "\n".join(lines) + "\n")
+    return path
+
+
+def _table_order(key: str):
+    paper, _, table = key.partition("-table")
+    return (paper, int(table) if table.isdigit() else 0)
+
+
+def _update_index(directory: Path, key: str, entry: dict) -> None:
+    idx_path = directory / "index.json"
+    index = json.loads(idx_path.read_text()) if idx_path.exists() else {}
+    index[key] = entry
+    _atomic_write(idx_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+
+
+# ----------------------------------------------------------------------------- driver
+def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, cache_dir=None, results=None,
+              reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
+              time_limit: float | None = 3600.0, progress: bool = True, echo=print) -> dict:
+    """Run what is missing for the tables ``keys`` and write their reports.
+
+    Returns ``{key: [ReportCell, ...]}``.
+    """
+    from .results import environment_info
+
+    reports_dir = Path(reports_dir or REPORTS_DIR)
+    cache_dir = Path(cache_dir or reports_dir.parent / "results" / "cache")
+    results = Path(results or reports_dir / "runs.csv")
+    specs = [get_spec(k) for k in keys]
+    out = {}
+    for spec in specs:
+        t0 = time.perf_counter()
+        planned, skipped = build_cells(spec, quick=quick, n_splits=n_splits)
+        echo(f"{spec.key}: {len(planned)} cells"
+             + (f", {len(skipped)} (row, column) pairs skipped" if skipped else ""))
+        rows = run_cells([p.cell for p in planned], cache_dir, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                         time_limit=time_limit, progress=progress) if planned else []
+        if rows:
+            store_rows(results, rows)
+        cells = aggregate(spec, planned, rows, skipped, load_targets(spec.key))
+        _, commit = environment_info()
+        errors = [f"{p.row or p.dataset} / {spec.configs[p.config].label} split {p.cell.split}: {r.get('status')}: "
+                  f"{(r.get('error') or '').strip().splitlines()[-1] if r.get('error') else ''}"
+                  for p, r in zip(planned, rows) if r.get("status") != "done"]
+        splits = spec.split_indices(quick)[:n_splits] if n_splits else spec.split_indices(quick)
+        meta = {"quick": quick, "commit": commit, "date": time.strftime("%Y-%m-%d"),
+                "splits": len(splits), "n_done": sum(r.get("status") == "done" for r in rows),
+                "n_failed": sum(r.get("status") != "done" for r in rows),
+                "n_cached": sum(bool(r.get("cached")) for r in rows), "seconds": time.perf_counter() - t0,
+                "errors": errors}
+        write_report(spec, cells, meta, reports_dir)
+        verdict = table_verdict(cells)
+        if skipped:
+            verdict += f"; skipped: {'; '.join(sorted(set(skipped.values())))}"
+        _update_index(reports_dir, spec.key, {"title": spec.title, "splits": meta["splits"], "quick": quick,
+                                              "verdict": verdict, "seconds": round(meta["seconds"], 1),
+                                              "commit": commit})
+        echo(f"{spec.key}: {verdict} ({meta['seconds']:.0f} s) -> {reports_dir / (spec.key + '.md')}")
+        out[spec.key] = cells
+    write_index(reports_dir)
+    return out

@@ -1,0 +1,129 @@
+"""``s3vm-bench reproduce``: specs -> cells -> cached runs -> reports beside the paper's values."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import harness.grid as grid
+from harness.cli import main
+from harness.reproduce import ReportCell, _resolve_settings, _target_cell, load_targets, reproduce, table_verdict
+from harness.specs import SPECS, UNSPECIFIED, Config, get_spec
+
+
+def _toy_spec():
+    # NIPS 2006 Table 1's key, so that its transcribed targets are used; two columns: BB (works)
+    # and a solver that always raises (its cells must fail without touching BB's).
+    base = SPECS["nips2006-table1"]
+    return dataclasses.replace(base, configs=(Config("BB", "bb"), Config("DA", "tests._bad_solvers:Raiser")),
+                               quick_splits=2)
+
+
+def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
+    monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
+    kw = dict(quick=True, reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
+              backend="sequential", progress=False, echo=lambda *a: None)
+    out = reproduce(["nips2006-table1"], **kw)
+    cells = {(c.row, c.column): c for c in out["nips2006-table1"]}
+    bb_err, bb_obj = cells[("Test error", "BB")], cells[("Objective function", "BB")]
+    assert bb_err.n == 2 and bb_obj.n == 2 and bb_err.n_failed == 0
+    assert bb_err.paper_text == "0" and bb_obj.paper_text == "7.81"  # from reports/targets
+    bad = cells[("Test error", "DA")]
+    assert bad.mean is None and bad.n_failed == 2
+
+    table = pd.read_csv(tmp_path / "nips2006-table1.csv")
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert len(runs) == 4 and sorted(runs["status"]) == ["done", "done", "failed", "failed"]
+    # The report's numbers are the mean / sd of the stored per-run rows.
+    done = runs[runs["status"] == "done"].sort_values("split")
+    row = table[(table["row"] == "Objective function") & (table["column"] == "BB")].iloc[0]
+    assert row["ours_mean"] == pytest.approx(done["objective"].mean())
+    assert row["ours_std"] == pytest.approx(done["objective"].std(ddof=1))
+    md = (tmp_path / "nips2006-table1.md").read_text()
+    assert "[7.81]" in md and "## Failed cells" in md and "deliberate failure in fit" in md
+    index = (tmp_path / "README.md").read_text()
+    assert "[nips2006-table1](nips2006-table1.md)" in index
+    assert "jmlr2008-table6" in index and "no spec" in index  # unspecified tables are listed with the reason
+    assert json.loads((tmp_path / "index.json").read_text())["nips2006-table1"]["splits"] == 2
+
+    # Rerun: only the failed cells run again; the stored table keeps one row per cell.
+    calls = []
+    real = grid.execute_cell
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c.solver), real(c, t))[1])
+    again = reproduce(["nips2006-table1"], **kw)
+    assert calls == ["tests._bad_solvers:Raiser"] * 2
+    assert {(c.row, c.column): c.mean for c in again["nips2006-table1"]} == {k: c.mean for k, c in cells.items()}
+    assert len(pd.read_csv(tmp_path / "runs.csv")) == 4
+
+
+def _cell(mean, std, paper_text, unit="%", n=10):
+    return ReportCell("r", "c", unit, float(paper_text), paper_text, mean, std, n, 0)
+
+
+def test_cell_and_table_verdicts():
+    assert _cell(6.5, 0.8, "6.0").verdict == "within spread"          # |diff| 0.5 <= sd
+    assert _cell(6.5, 0.2, "6.0").verdict == "differs"
+    assert _cell(6.04, 0.0, "6.0").verdict == "within spread"         # equal at the printed precision
+    assert _cell(6.06, 0.0, "6.0").verdict == "differs"
+    assert _cell(6.5, None, "6.0", n=1).verdict == "differs"          # no spread from one split
+    assert _cell(1.0, 0.1, "15", unit="s").verdict == "time (not judged)"
+    missing = ReportCell("r", "c", "%", 5.0, "5.0", None, None, 0, 0, "solver 'x' not registered")
+    assert missing.verdict == "solver 'x' not registered"
+    line = table_verdict([_cell(6.5, 0.8, "6.0"), _cell(9.0, 0.5, "6.0"), missing])
+    assert line.startswith("differs: 1 of 2 compared cells") and "+3.0" in line and "1 cell(s) not run" in line
+    assert table_verdict([_cell(6.5, 0.8, "6.0")]).startswith("matches: 1 of 1")
+
+
+def test_settings_resolution_follows_the_papers_grids():
+    t11 = get_spec("jmlr2008-table11")
+    s = _resolve_settings(t11, "g50c", t11.configs[0], {})
+    assert s["sigma"] == 38.0 and s["C"] == 19.0 and s["C_star"] == pytest.approx(0.19)  # C* = C/100 (Table 11)
+    t9 = get_spec("jmlr2008-table9")
+    assert len(t9.grid) == 27 and len({json.dumps(g, sort_keys=True) for g in t9.grid}) == 27
+    resolved = [_resolve_settings(t9, "g50c", t9.configs[0], g) for g in t9.grid]
+    assert resolved[0] == {"kernel": "rbf", "sigma": 38.0, "C": 19.0, "C_star": 19.0, "r_mode": "exact"}
+    sig = sorted({r["sigma"] for r in resolved})
+    assert sig == [19.0, 38.0, 76.0]
+    for r in resolved:  # C*' is a fraction of C', never of the default C (Table 9 caption)
+        assert any(np.isclose(r["C_star"] / r["C"], f) for f in (0.01, 0.1, 1.0))
+    assert sorted({r["C"] for r in resolved}) == pytest.approx([1.9, 19.0, 190.0])
+    t13 = get_spec("jmlr2008-table13")
+    assert _resolve_settings(t13, "text", t13.configs[0], {})["r_mode"] == "estimated"
+    nips = get_spec("nips2006-table1")
+    assert _resolve_settings(nips, "two_moons", nips.configs[0], {})["sigma"] == 0.5
+
+
+def test_every_spec_cell_names_a_transcribed_value():
+    # A typo in a row or column label would silently leave a reproduced cell without its paper
+    # value; the only cells the papers leave empty are listed here.
+    no_value = {("nips2006-table1", "Objective function", "LapSVM"), ("nips2006-table2", "Objective function", "LapSVM")}
+    for key, spec in SPECS.items():
+        targets = load_targets(key)
+        assert targets, f"no targets for {key}"
+        wanted = set()
+        for row, _ in spec.rows:
+            for config in spec.configs:
+                for suffix, _metric in spec.metrics:
+                    if spec.aggregate == "mean":
+                        wanted.add(_target_cell(spec, row, config, suffix))
+                    elif spec.aggregate == "relative_improvement":
+                        wanted |= {(row, config.label), ("Mean", config.label)}
+                    else:
+                        wanted.add((suffix, config.label))
+        missing = {w for w in wanted if w not in targets and (key,) + w not in no_value}
+        assert not missing, f"{key}: no transcribed value for {sorted(missing)}"
+        assert set(targets) <= wanted | {(r, c) for (k, r, c) in no_value if k == key}, \
+            f"{key}: transcribed cells no spec produces: {sorted(set(targets) - wanted)}"
+
+
+def test_cli_reproduce_list_and_errors(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "jmlr2008-table8" in out and "(no spec:" in out
+    assert main(["reproduce", "jmlr2008-table99"]) == 2
+    assert "unknown table" in capsys.readouterr().err
+    assert main(["reproduce", "jmlr2008-table6"]) == 2
+    assert UNSPECIFIED["jmlr2008-table6"] in capsys.readouterr().err
+    assert main(["reproduce"]) == 2
