@@ -206,7 +206,8 @@ def _reproduce(args) -> int:
         print("name at least one table (see --list), or --all", file=sys.stderr)
         return 2
     try:
-        out = reproduce(keys, quick=args.quick, n_splits=args.splits, cache_dir=args.cache, results=args.results,
+        out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, cache_dir=args.cache,
+                        results=args.results,
                         reports_dir=args.reports, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                         time_limit=args.time_limit, progress=not args.no_progress)
     except (ValueError, TypeError, ImportError, DataFetchError) as exc:
@@ -277,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the tables and exit")
     rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count): a smoke run")
     rp.add_argument("--splits", type=int, help="at most this many splits per table")
+    rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
     rp.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
     rp.add_argument("--backend", choices=("loky", "dask", "sequential"), default="loky")
     rp.add_argument("--scheduler", help="dask scheduler address (tcp://host:port) for --backend dask")

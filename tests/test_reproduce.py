@@ -127,3 +127,21 @@ def test_cli_reproduce_list_and_errors(capsys):
     assert main(["reproduce", "jmlr2008-table6"]) == 2
     assert UNSPECIFIED["jmlr2008-table6"] in capsys.readouterr().err
     assert main(["reproduce"]) == 2
+
+
+def test_datasets_filter_runs_only_those_rows_and_reads_the_rest_from_the_cache(data_env, tmp_path, monkeypatch):
+    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=(("Coil3", "coil3"), ("2moons", "2moons")),
+                               configs=(Config("No annealing", "svm"),), quick_splits=1)
+    monkeypatch.setitem(SPECS, "jmlr2008-table12", spec)
+    kw = dict(quick=True, reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
+              backend="sequential", progress=False, echo=lambda *a: None)
+    calls = []
+    real = grid.execute_cell
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c.dataset), real(c, t))[1])
+    first = {c.row: c for c in reproduce(["jmlr2008-table12"], datasets={"2moons"}, **kw)["jmlr2008-table12"]}
+    assert calls == ["2moons"] and first["2moons"].n == 1 and first["Coil3"].mean is None
+    assert "rows with results: 2moons." in (tmp_path / "jmlr2008-table12.md").read_text()
+    second = {c.row: c for c in reproduce(["jmlr2008-table12"], datasets={"coil3"}, **kw)["jmlr2008-table12"]}
+    assert calls == ["2moons", "coil3"]  # 2moons came from the cache
+    assert second["2moons"].mean == first["2moons"].mean and second["Coil3"].n == 1
+    assert "rows with results: Coil3, 2moons." in (tmp_path / "jmlr2008-table12.md").read_text()
