@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-all venv clean
+.PHONY: demo test test-all venv clean asv asv-smoke
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,27 @@ test: $(STAMP)
 
 test-all: $(STAMP)
 	$(PY) -m pytest -m "not network"
+
+# asv (README "Benchmarks (asv)"): data through the pooch mirror ../shared/data, absolute because
+# asv runs the benchmarks from its own folders; both variables can be overridden.
+ASV        := $(VENV)/bin/asv
+ASV_DATA   := S3VM_DATA_MIRROR=$(or $(S3VM_DATA_MIRROR),$(abspath ../shared/data)) \
+              S3VM_DATA_DIR=$(or $(S3VM_DATA_DIR),$(abspath .asv/data))
+
+# The full suite on the current commit, in asv's own virtualenv (project built as a wheel), then
+# the HTML in .asv/html (`$(ASV) preview` serves it).
+asv: $(STAMP)
+	$(ASV) machine --yes >/dev/null
+	$(ASV_DATA) $(ASV) run --show-stderr HEAD^!
+	$(ASV) publish
+
+# CI: the suite imports and every benchmark runs once on the tiny profile (two moons, three
+# solvers) in the existing .venv; a failing benchmark fails the target.
+asv-smoke: $(STAMP)
+	$(ASV) machine --yes >/dev/null
+	$(ASV) check -E existing
+	S3VM_ASV_PROFILE=tiny $(ASV_DATA) $(ASV) run -E existing --quick --show-stderr \
+		--set-commit-hash $$(git rev-parse HEAD)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

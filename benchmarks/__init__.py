@@ -1,1 +1,1 @@
-"""asv benchmark suites (time_*, peakmem_*, track_*); see asv.conf.json."""
+"""asv suites of s3vm-bench (see ``asv.conf.json`` and the README section "Benchmarks (asv)")."""
