@@ -26,7 +26,7 @@ from ._validation import check_int, check_positive
 __all__ = ["DeformedKernelMixin", "GRAPH_PARAMS"]
 
 #: The estimator parameters the mixin adds (name -> default), documented on the solvers.
-GRAPH_PARAMS = {"n_neighbors": 6, "laplacian_power": 1, "gamma_ratio": 1.0, "graph_weights": "binary",
+GRAPH_PARAMS = {"n_neighbors": 6, "laplacian_power": 1, "gamma_ratio": 100.0, "graph_weights": "binary",
                 "normalized_laplacian": True}
 
 

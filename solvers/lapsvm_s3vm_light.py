@@ -43,7 +43,7 @@ class LapSVMS3VMLight(DeformedKernelMixin, S3VMLight):
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, anneal_start=1e-5, anneal_factor=1.5,
                  max_swaps=100_000, pairs_per_retrain=1, tol=1e-9, max_iter=100, n_neighbors=6, laplacian_power=1,
-                 gamma_ratio=1.0, graph_weights="binary", normalized_laplacian=True):
+                 gamma_ratio=100.0, graph_weights="binary", normalized_laplacian=True):
         super().__init__(kernel=kernel, sigma=sigma, C=C, C_star=C_star, r=r, anneal_start=anneal_start,
                          anneal_factor=anneal_factor, max_swaps=max_swaps, pairs_per_retrain=pairs_per_retrain,
                          tol=tol, max_iter=max_iter)
