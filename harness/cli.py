@@ -11,6 +11,7 @@ Subcommands::
     s3vm-bench optima show SET           what is stored, certified or not
     s3vm-bench compare SOLVER [--datasets SET...] [--splits N]  a solver against the optima
     s3vm-bench reproduce TABLE... | --all [--quick]   paper tables beside the published values
+    s3vm-bench figures FIGURE... | --all [--out DIR] [--list]   paper figures (PNG + SVG)
 """
 
 from __future__ import annotations
@@ -217,6 +218,34 @@ def _reproduce(args) -> int:
     return 1 if failed else 0
 
 
+def _figures(args) -> int:
+    from pathlib import Path
+
+    from .figures import FIGURES, gallery_markdown, make_figures
+
+    if args.list:
+        for name, spec in FIGURES.items():
+            print(f"{name:16} {spec.paper:40} {spec.source}")
+        return 0
+    names = list(FIGURES) if args.all else args.names
+    if not names:
+        print("name at least one figure (see --list), or --all", file=sys.stderr)
+        return 2
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        print(f"error: unknown figure(s) {', '.join(unknown)}; see `s3vm-bench figures --list`", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    results = make_figures(names, out)
+    if args.all:
+        # The gallery lists every figure, so it is rewritten only when all of them were attempted.
+        (out / "README.md").write_text(gallery_markdown(results, out) + "\n", encoding="utf-8")
+        print(f"gallery: {out / 'README.md'}")
+    made = sum(isinstance(v, list) for v in results.values())
+    print(f"{made} figure(s) made, {len(results) - made} skipped (missing stored results)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="s3vm-bench", description="Semi-supervised SVM benchmark suite.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -289,6 +318,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--reports", help="reports folder (default reports/)")
     rp.add_argument("--no-progress", dest="no_progress", action="store_true", help="no progress bar")
     rp.set_defaults(func=_reproduce)
+
+    fg = sub.add_parser("figures", help="regenerate paper figures (PNG + SVG) from stored results")
+    fg.add_argument("names", nargs="*", metavar="FIGURE", help="e.g. jmlr2008-fig2 (see --list)")
+    fg.add_argument("--all", action="store_true", help="every figure; missing data is reported, not fatal")
+    fg.add_argument("--list", action="store_true", help="list the figures and exit")
+    fg.add_argument("--out", default="figures", help="output folder (default figures/)")
+    fg.set_defaults(func=_figures)
 
     d = sub.add_parser("demo", help="the main job on built-in data (no download): two-moons reproduction")
     d.add_argument("--realizations", type=int, default=5, help="two-moons realizations (default 5)")

@@ -1,0 +1,161 @@
+"""harness.figures: every registered figure on tiny stored inputs, byte-identical reruns, missing data."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from harness import figures as F
+from harness.cli import main
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _problem(n_lab=2):
+    # Six points in 2-D, the first two labeled; a model whose boundary is the line x = 0.
+    X = [[-1.0, 0.0], [1.0, 0.0], [-1.2, 0.5], [-0.8, -0.5], [1.1, 0.4], [0.9, -0.6]]
+    y = [-1.0, 1.0, -1.0, -1.0, 1.0, 1.0]
+    return {"X": X, "y": y, "n_lab": n_lab, "kernel": "linear", "sigma": 1.0, "C": 1.0, "C_star": 1.0}
+
+
+def _model(name):
+    return {"name": name, "labels": "--++", "beta": [-0.5, 0.5, 0.0, 0.0, 0.0, 0.0], "b": 0.0,
+            "objective": 1.5, "unlabeled_error": 0.0}
+
+
+def _curves(path, datasets, methods):
+    rows = ["dataset,method,n_labels,split,objective,unlabeled_error,test_error,fit_seconds"]
+    for ds in datasets:
+        for m_i, m in enumerate(methods):
+            for n in (10, 100):
+                for split in (0, 1):
+                    rows.append(f"{ds},{m},{n},{split},{5 + m_i + 1 / n},{0.1 + 0.01 * m_i},{0.12},{0.5 * n}")
+    path.write_text("\n".join(rows) + "\n")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """Tiny stored results for every figure that reads one, by figure name."""
+    d = tmp_path_factory.mktemp("fig_inputs")
+    fig1 = d / "jmlr2008-fig1.json"
+    fig1.write_text(json.dumps({"problem": _problem(), "models": [_model("global"), _model("local")]}))
+    fig4 = d / "icml2006-fig4.json"
+    fig4.write_text(json.dumps({"panels": [{"title": t, "problem": _problem(), "models": [_model("DA")]}
+                                           for t in ("2MOONS", "2CIRCLES")]}))
+    cells = d / "cells.jsonl"
+    cells.write_text("".join(json.dumps({"id": pid, "dataset": name, "split": s,
+                                         "fig5": [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C}
+                                                  for C in (1.0, 10.0)]}) + "\n"
+                             for pid, name in (("D1", "a"), ("D5", "b")) for s in (0, 1)))
+    fig6 = d / "fig6.jsonl"
+    fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "path": 0.3,
+                                        "light": {"1": 0.1, "5": 0.4}, "cccp": {"1": 0.2, "5": 1.0}}) + "\n"
+                            for s in (0, 1)))
+    sigir = d / "sigir.csv"
+    _curves(sigir, F._SIGIR_SETS, F._SIGIR_MAIN + ("SVM", "MFA T=1", "MFA T=0.1"))
+    icml = d / "icml2006.csv"
+    _curves(icml, ("aut-avn",), ("DA", "JTSVM", "DA T=0.1"))
+    fig9 = d / "fig9.csv"
+    fig9.write_text("method,steps,unlabeled_error\nCCCP,1,0.3\nCCCP,10,0.2\nNewton,1,0.25\nNewton,10,0.26\n")
+    fig10 = d / "fig10.csv"
+    fig10.write_text("angle,unlabeled_error,test_error\n10,0.05,0.06\n40,0.04,0.09\n")
+    cars = [(f"car{i}", np.arange(1024, dtype=float).reshape(32, 32) % (50 * (i + 1))) for i in range(3)]
+    out = {"jmlr2008-fig1": {"data": fig1}, "icml2006-fig4": {"data": fig4}, "icml2013-fig5": {"cells": cells},
+           "icml2013-fig6": {"data": fig6}, "icml2006-fig5": {"data": icml}, "jmlr2008-fig9": {"data": fig9},
+           "jmlr2008-fig10": {"data": fig10}, "nips2006-fig2": {"images": cars}}
+    out.update({n: {"data": sigir} for n in F.FIGURES if n.startswith("sigir2006-") and F.FIGURES[n].inputs})
+    return out
+
+
+def test_every_figure_has_inputs_or_is_closed_form(inputs):
+    for name, spec in F.FIGURES.items():
+        assert set(spec.inputs) == set(inputs.get(name, {})), name
+
+
+#: SIGIR Figs. 5-13 share the learning-curve code of Fig. 4; one of each metric runs by default.
+_SIGIR_REPEATS = {f"sigir2006-fig{k}" for k in (6, 7, 9, 10, 11, 13)}
+#: One figure of each kind is rendered twice by default (a render takes about a second).
+_TWICE = ("jmlr2008-fig4", "jmlr2008-fig1", "nips2006-fig2", "icml2013-fig5", "sigir2006-fig5")
+_ONCE = [n for n in F.FIGURES if n not in _TWICE]
+_ALL = [pytest.param(n, marks=pytest.mark.slow) if n in _SIGIR_REPEATS else n for n in _ONCE]
+
+
+def _check_files(name, paths):
+    assert [p.name for p in paths] == [f"{name}.png", f"{name}.svg"]
+    png, svg = (p.read_bytes() for p in paths)
+    assert png.startswith(PNG_MAGIC) and b"<svg" in svg[:2000]
+    # No timestamp or software version: the bytes depend on the drawing only.
+    assert b"Software" not in png and b"<dc:date>" not in svg and b"Matplotlib v" not in svg
+
+
+@pytest.mark.parametrize("name", _ALL)
+def test_figure_writes_png_and_svg(name, inputs, tmp_path):
+    _check_files(name, F.make_figure(name, tmp_path, **inputs.get(name, {})))
+
+
+@pytest.mark.parametrize("name", list(_TWICE) + [pytest.param(n, marks=pytest.mark.slow) for n in _ONCE])
+def test_two_runs_give_identical_bytes(name, inputs, tmp_path):
+    first = F.make_figure(name, tmp_path / "a", **inputs.get(name, {}))
+    second = F.make_figure(name, tmp_path / "b", **inputs.get(name, {}))
+    _check_files(name, first)
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), f"{a.name} differs between two runs"
+
+
+def test_missing_data_names_the_producing_command(tmp_path):
+    with pytest.raises(F.MissingData, match="scripts/figure_data.py jmlr2008-fig1"):
+        F.make_figure("jmlr2008-fig1", tmp_path, data=tmp_path / "absent.json")
+    with pytest.raises(F.MissingData, match="scripts/icml2013_table2.py"):
+        F.make_figure("icml2013-fig5", tmp_path, cells=tmp_path / "absent.jsonl")
+    assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_empty_result_file_is_missing_data(tmp_path):
+    empty = tmp_path / "cells.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(F.MissingData, match="no result"):
+        F.make_figure("icml2013-fig5", tmp_path, cells=empty)
+
+
+def test_unknown_figure_and_input(tmp_path):
+    with pytest.raises(ValueError, match="unknown figure"):
+        F.make_figure("jmlr2008-fig99", tmp_path)
+    with pytest.raises(ValueError, match="takes inputs"):
+        F.make_figure("jmlr2008-fig2", tmp_path, data="x")
+
+
+def test_cli_all_skips_missing_and_writes_gallery(monkeypatch, tmp_path, capsys):
+    keep = {n: F.FIGURES[n] for n in ("jmlr2008-fig2", "jmlr2008-fig9")}
+    keep["jmlr2008-fig9"] = F.FigureSpec(**{**keep["jmlr2008-fig9"].__dict__,
+                                            "inputs": {"data": tmp_path / "absent.csv"}})
+    monkeypatch.setattr(F, "FIGURES", keep)
+    assert main(["figures", "--all", "--out", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    assert "jmlr2008-fig9: skipped" in text and "1 figure(s) made, 1 skipped" in text
+    gallery = (tmp_path / "out" / "README.md").read_text()
+    assert "![jmlr2008-fig2](jmlr2008-fig2.png)" in gallery and "s3vm-bench figures jmlr2008-fig2" in gallery
+    assert "| jmlr2008-fig9 | JMLR 2008 Fig. 9 |" in gallery
+    assert (tmp_path / "out" / "jmlr2008-fig2.svg").is_file()
+
+
+def test_cli_list_and_errors(capsys, tmp_path):
+    assert main(["figures", "--list"]) == 0
+    assert "icml2013-fig5" in capsys.readouterr().out
+    assert main(["figures", "--out", str(tmp_path)]) == 2
+    assert main(["figures", "nope", "--out", str(tmp_path)]) == 2
+    assert main(["figures", "sigir2006-fig3", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "sigir2006-fig3.png").is_file()
+
+
+def test_da_effective_loss_limits():
+    # T -> 0 recovers min(V(t), V(-t)) (JMLR 2008 Fig. 4 caption); tiny T is close to it.
+    t = np.linspace(-2, 2, 41)
+    exact = F._da_effective_loss(t, 0.0, "l2")
+    np.testing.assert_allclose(F._da_effective_loss(t, 1e-4, "l2"), exact, atol=1e-3)
+    # Large T: the mean of V(t) and V(-t) (p* -> 1/2), after the T log 2 shift.
+    from solvers._losses import squared_hinge_loss
+
+    mean = 0.5 * (squared_hinge_loss(t).value + squared_hinge_loss(-t).value)
+    np.testing.assert_allclose(F._da_effective_loss(t, 1e4, "l2"), mean, atol=2e-3)
