@@ -196,6 +196,13 @@ def report(out: Path, dest: Path) -> str:
     missing = [ROW[d] for d in DATASETS if not any(r["dataset"] == d for r in rows)]
     if missing:
         lines.append(f"Not run (time budget): {', '.join(missing)}.")
+    partial = []
+    for d in DATASETS:
+        done = {int(r["split"]) for r in rows if r["dataset"] == d}
+        if done and len(done) < 10:
+            partial.append(f"{ROW[d]} splits {min(set(range(10)) - done)}-9")
+    if partial:
+        lines.append(f"Splits not run (time budget): {'; '.join(partial)}.")
     if failed:
         lines.append(f"Failed cells: {len(failed)} (see the CSV).")
     text = "\n".join(lines) + "\n"
