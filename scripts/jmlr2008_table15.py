@@ -146,7 +146,7 @@ def report(out: Path, dest: Path) -> str:
              "Produced by `scripts/jmlr2008_table15.py` from its results CSV; protocol and graph choices in its "
              "docstring. Unlike `jmlr2008-table15.md` (`s3vm-bench reproduce`, one graph setting, the solvers' "
              "defaults, for every data set), the graph parameters here are per data set, as Sindhwani et al. "
-             "(2005) chose them. Each cell: ours, mean +- standard deviation over the splits that ran (number of splits), "
+             "(2005) chose them as far as we could recover them (see the docstring). Each cell: ours, mean +- standard deviation over the splits that ran (number of splits), "
              "then the paper's value in brackets and ours minus the paper's. `-`: not run.", "",
              "| data set | " + " | ".join(CONFIGS[c][3] for c in CONFIGS) + " |",
              "|---|" + "---|" * len(CONFIGS)]
