@@ -249,11 +249,16 @@ def _sym(L):
            "The effective loss max(0, 1 - |o|)^2 on an unlabeled point as a function of its output o "
            "(solvers._losses.symmetric_squared_hinge_loss, JMLR 2008 eq. 5).", size=(4.0, 2.6))
 def _jmlr_fig2(fig):
+    _plot_unlabeled_squared_hinge(fig, "o = w.x + b")
+
+
+def _plot_unlabeled_squared_hinge(fig, xlabel):
+    """max(0, 1 - |t|)^2 against the output: JMLR 2008 Fig. 2 and SIGIR 2006 Fig. 1 draw the same curve."""
     from solvers._losses import symmetric_squared_hinge_loss
 
     ax = fig.add_subplot()
     ax.plot(_T, symmetric_squared_hinge_loss(_T).value, color="black")
-    ax.set_xlabel("o = w.x + b")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("loss")
     ax.set_xlim(_T[0], _T[-1])
 
@@ -352,13 +357,7 @@ def _icml_fig3(fig):
            "L2 loss over an unlabeled example for the transductive SVM: max(0, 1 - |w.x|)^2 "
            "(SIGIR 2006 Sec. 3.1.1; solvers._losses.symmetric_squared_hinge_loss).", size=(4.0, 2.6))
 def _sigir_fig1(fig):
-    from solvers._losses import symmetric_squared_hinge_loss
-
-    ax = fig.add_subplot()
-    ax.plot(_T, symmetric_squared_hinge_loss(_T).value, color="black")
-    ax.set_xlabel("output w.x")
-    ax.set_ylabel("loss")
-    ax.set_xlim(_T[0], _T[-1])
+    _plot_unlabeled_squared_hinge(fig, "output w.x")
 
 
 @_register("sigir2006-fig2", "SIGIR 2006 Fig. 2",
