@@ -3,7 +3,9 @@
 A :class:`Cell` is one run of the common protocol (``harness.protocol.run_split``): one solver
 with its parameters on one split of one data set under one :class:`ProtocolSettings`. Its
 :meth:`Cell.key` hashes everything that determines the result -- the source of the solver's
-module (so editing a solver invalidates its cells and nothing else), the parameters, the
+module and of every project module it and the protocol import (so editing a solver
+invalidates its cells, and editing shared machinery such as ``solvers._primal`` invalidates
+the cells of the solvers that use it), the parameters, the
 settings, the data set, the protocol and the split index and seed -- and :func:`run_cells`
 
 * returns cached results for the cells already computed (one small JSON file per key, written
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import inspect
 import json
 import os
 import signal
@@ -43,14 +44,88 @@ class CellTimeout(Exception):
     """A cell ran past its time limit."""
 
 
+#: Top-level packages of this project whose modules can change a cell's result.
+_PROJECT_PACKAGES = ("solvers", "harness", "data_registry")
+
+
+def _module_file(name: str) -> Path | None:
+    """Source file of module ``name`` without importing it (None for builtins, namespaces)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def _local_imports(name: str, path: Path, roots: tuple) -> set:
+    """Modules under ``roots`` that module ``name`` (file ``path``) imports, by reading its AST."""
+    import ast
+
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            # ``from pkg import sub`` may name a submodule; ``from pkg import func`` names the
+            # package itself: keep whichever exists.
+            subs = [f"{mod}.{alias.name}" for alias in node.names]
+            named = [m for m in subs if _module_file(m) is not None]
+            found.update(named)
+            if len(named) < len(subs) or not node.names:
+                found.add(mod)
+    return {m for m in found if m and m.split(".")[0] in roots}
+
+
+def source_closure(module: str, roots=_PROJECT_PACKAGES) -> dict:
+    """``{module: path}`` for ``module`` and every module under ``roots`` it imports, transitively.
+
+    Parent packages' ``__init__`` files are included only where they are imported from
+    directly, so registering a new solver in ``solvers/__init__.py`` does not invalidate the
+    cells of the others.
+    """
+    roots = tuple(roots) + (module.split(".")[0],)
+    todo, seen = [module], {}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen[name] = path
+        todo.extend(_local_imports(name, path, roots) - seen.keys())
+    return seen
+
+
 @lru_cache(maxsize=None)
 def solver_source_hash(solver: str) -> str:
-    """SHA-256 of the source file of the solver's module (registry name or ``module:Class``)."""
+    """SHA-256 over the source of the solver's module and of everything a cell run depends on.
+
+    That is the solver's module, the project modules it imports (transitively: the shared
+    losses, kernels, primal solvers and balance search) and those of ``harness.protocol``, which
+    runs the cell and recomputes its objective. Hashing the solver's file alone would keep stale
+    cached results after a change to shared machinery such as ``solvers._primal``.
+    """
     from solvers import get_solver
 
     cls = get_solver(solver)
-    src = Path(inspect.getsourcefile(cls)).read_bytes()
-    return hashlib.sha256(src).hexdigest()
+    files = source_closure(cls.__module__)
+    files.update(source_closure("harness.protocol"))
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,27 @@ def test_cell_key_depends_on_params_split_and_solver_source(tmp_path, monkeypatc
     assert a.key() != before
 
 
+def test_solver_hash_covers_the_modules_the_solver_imports(tmp_path, monkeypatch):
+    # A solver package of our own: the estimator imports a helper module relatively.
+    pkg = tmp_path / "hashpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_helper.py").write_text("def f():\n    return 1\n")
+    (pkg / "est.py").write_text("from ._helper import f\n\n\nclass Est:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    closure = grid.source_closure("hashpkg.est")
+    assert set(closure) == {"hashpkg.est", "hashpkg._helper"}
+    # The project's own solvers: the shared machinery and the protocol are part of the key.
+    assert {"solvers._primal", "solvers._mean_output", "solvers.newton"} <= set(
+        grid.source_closure("solvers.newton"))
+    grid.solver_source_hash.cache_clear()
+    before = grid.solver_source_hash("hashpkg.est:Est")
+    (pkg / "_helper.py").write_text("def f():\n    return 2\n")  # only the helper changes
+    grid.solver_source_hash.cache_clear()
+    assert grid.solver_source_hash("hashpkg.est:Est") != before
+    grid.solver_source_hash.cache_clear()
+
+
 def test_bad_arguments(tmp_path):
     with pytest.raises(TypeError, match="Cell"):
         run_cells([("2moons", "svm", 0)], tmp_path)
