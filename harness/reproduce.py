@@ -156,7 +156,7 @@ def build_cells(spec: TableSpec, quick: bool = False, n_splits: int | None = Non
                 settings = _resolve_settings(spec, dataset, config, g)
                 for s in splits:
                     cell = Cell(spec.key, dataset, config.solver, s, spec.protocol, spec.n_splits,
-                                dict(config.params), settings)
+                                config.params_for(dataset), settings)
                     planned.append(_Planned(cell, row, dataset, ci, gi))
     return planned, skipped
 

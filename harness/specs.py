@@ -27,13 +27,20 @@ class Config:
 
     ``settings`` overrides :meth:`harness.protocol.ProtocolSettings.for_dataset`; the extra key
     ``C_star_factor`` sets C* to that multiple of the data set's C, and ``sigma_factor`` /
-    ``C_factor`` scale the Table 5 values (JMLR 2008 Table 9's grid).
+    ``C_factor`` scale the Table 5 values (JMLR 2008 Table 9's grid). ``dataset_params`` maps a
+    data set name to solver parameters that override ``params`` on that data set only (the
+    graph of LapSVM in JMLR 2008 Table 15).
     """
 
     label: str
     solver: str
     params: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
+    dataset_params: dict = field(default_factory=dict)
+
+    def params_for(self, dataset: str) -> dict:
+        """The solver's parameters on ``dataset``: ``params`` updated by ``dataset_params[dataset]``."""
+        return dict(self.params) | dict(self.dataset_params.get(dataset, {}))
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,26 @@ def _jmlr_grid():
     return tuple(grid)
 
 
+#: JMLR 2008 Table 15: the graph of LapSVM and of the hybrid on each data set. Footnote 16 says
+#: these "were chosen based on experiments in Sindhwani et al. (2005) without any extensive
+#: tuning". That paper is not among ../shared/papers: the (neighbours, Laplacian power) for g50c,
+#: Text (PCMAC), Uspst and Coil20 are those later LapSVM work attributes to it (Melacci & Belkin,
+#: JMLR 2011; recalled, not checked against a copy). Coil3 takes Coil20's, Isolet Uspst's (it was
+#: not in that paper), 2moons the reference code's defaults (6, 1). Everywhere binary weights, the
+#: normalized Laplacian and gamma_I / gamma_A = 100: one value for all data sets, fixed after one
+#: look at LapSVM with 1, 100 and 1e4 on splits 0-2 of g50c, 2moons and Coil3, not tuned per data
+#: set. The base kernel and C are the protocol's (JMLR 2008 Table 5), not Sindhwani et al.'s.
+_GRAPH_COMMON = {"gamma_ratio": 100.0, "graph_weights": "binary", "normalized_laplacian": True}
+LAPSVM_GRAPH = {
+    "g50c": {"n_neighbors": 50, "laplacian_power": 5} | _GRAPH_COMMON,
+    "text": {"n_neighbors": 50, "laplacian_power": 5} | _GRAPH_COMMON,
+    "uspst": {"n_neighbors": 10, "laplacian_power": 2} | _GRAPH_COMMON,
+    "isolet": {"n_neighbors": 10, "laplacian_power": 2} | _GRAPH_COMMON,
+    "coil20": {"n_neighbors": 2, "laplacian_power": 1} | _GRAPH_COMMON,
+    "coil3": {"n_neighbors": 2, "laplacian_power": 1} | _GRAPH_COMMON,
+    "2moons": {"n_neighbors": 6, "laplacian_power": 1} | _GRAPH_COMMON,
+}
+
 _SPECS = [
     TableSpec("jmlr2008-table1", "Unlabeled error (%) of the S3VM methods and branch and bound on Coil3 and 2moons",
               _SMALL, JMLR_METHODS + (Config("BB", "bb", {"time_limit": 10.0}),),
@@ -166,11 +193,19 @@ _SPECS = [
               notes=(_PROTOCOL_NOTE, "r estimated as the labeled positive fraction (Sec. 5.4.5).")),
     TableSpec("jmlr2008-table15", "LapSVM, S3VM-light and the LapSVM-S3VM-light hybrid (unlabeled error, %)",
               JMLR_ROWS,
-              (Config("LapSVM", "lapsvm"), Config("S3VM-light exact r", "s3vm_light"),
-               Config("LapSVM-S3VM-light exact r", "lapsvm_s3vm_light"),
+              (Config("LapSVM", "lapsvm", dataset_params=LAPSVM_GRAPH), Config("S3VM-light exact r", "s3vm_light"),
+               Config("LapSVM-S3VM-light exact r", "lapsvm_s3vm_light", dataset_params=LAPSVM_GRAPH),
                Config("S3VM-light estimated r", "s3vm_light", settings={"r_mode": "estimated"}),
-               Config("LapSVM-S3VM-light estimated r", "lapsvm_s3vm_light", settings={"r_mode": "estimated"})),
-              notes=(_PROTOCOL_NOTE, "Graph parameters: the solvers' defaults (see solvers/lapsvm.py).")),
+               Config("LapSVM-S3VM-light estimated r", "lapsvm_s3vm_light", settings={"r_mode": "estimated"},
+                      dataset_params=LAPSVM_GRAPH)),
+              notes=(_PROTOCOL_NOTE,
+                     "Graph parameters per data set (harness/specs.py LAPSVM_GRAPH): neighbours / Laplacian power "
+                     + ", ".join(f"{d} {g['n_neighbors']}/{g['laplacian_power']}" for d, g in LAPSVM_GRAPH.items())
+                     + "; binary weights, normalized Laplacian, gamma_I/gamma_A = 100. JMLR 2008 footnote 16 takes "
+                     "them from Sindhwani et al. (2005), which we do not hold: the g50c, Text, Uspst and Coil20 values "
+                     "are recalled from later LapSVM work, not checked; Coil3 takes Coil20's, Isolet Uspst's, 2moons "
+                     "the reference code's defaults.",
+                     "LapSVM has no balance constraint: r does not enter, one column.")),
     # ------------------------------------------------------------------------ NIPS 2006
     TableSpec("nips2006-table1", "Two moons, 100 realizations: test error (%) and objective", (("", "two_moons"),),
               (Config("nabla-S3VM", "grad_s3vm"), Config("cS3VM", "cs3vm"), Config("CCCP", "cccp"),

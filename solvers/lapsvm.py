@@ -19,8 +19,8 @@ Graph parameters: JMLR 2008 footnote 16 says they "were chosen based on experime
 et al. (2005) without any extensive tuning" and prints none. The defaults below are the ones of
 the reference LapSVM code of Sindhwani and Belkin (``ml_options``: 6 neighbours, binary weights,
 normalized Laplacian, degree 1), except ``gamma_ratio = 100`` (that code's gamma_I = gamma_A
-makes the deformation weak); ``scripts/jmlr2008_table15.py`` documents the per-data-set values
-it uses.
+makes the deformation weak); ``harness.specs.LAPSVM_GRAPH`` holds the per-data-set values
+that the JMLR 2008 Table 15 reproduction uses.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class LapSVM(DeformedKernelMixin, SVM):
     gamma_ratio : float, default=100.0
         ``gamma_I / gamma_A`` of Sindhwani et al. (2005): weight of the graph smoothness
         ``f^T L^p f`` relative to the RKHS norm. The default is the value of
-        ``scripts/jmlr2008_table15.py`` (1 would leave LapSVM close to the plain SVM).
+        ``harness.specs.LAPSVM_GRAPH`` (1 would leave LapSVM close to the plain SVM).
     graph_weights : {"binary", "heat"}, default="binary"
         Edge weights of the graph (heat: ``exp(-d^2 / 2t^2)``, t the mean edge length).
     normalized_laplacian : bool, default=True

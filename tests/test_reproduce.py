@@ -118,6 +118,24 @@ def test_every_spec_cell_names_a_transcribed_value():
             f"{key}: transcribed cells no spec produces: {sorted(set(targets) - wanted)}"
 
 
+def test_per_dataset_params_reach_only_their_data_set():
+    from harness.reproduce import build_cells
+    from harness.specs import LAPSVM_GRAPH, TableSpec
+
+    spec = TableSpec("toy-graph", "toy", (("g50c", "g50c"), ("2moons", "2moons")),
+                     (Config("LapSVM", "lapsvm", {"C": 3.0}, dataset_params={"g50c": {"n_neighbors": 50}}),),
+                     n_splits=2)
+    planned, _ = build_cells(spec)
+    by_data = {p.dataset: p.cell.params for p in planned}
+    assert by_data == {"g50c": {"C": 3.0, "n_neighbors": 50}, "2moons": {"C": 3.0}}
+    # JMLR 2008 Table 15: the graph columns carry their data set's graph, S3VM-light none.
+    t15 = get_spec("jmlr2008-table15")
+    planned, _ = build_cells(t15, n_splits=1)
+    for p in planned:
+        graph = t15.configs[p.config].dataset_params
+        assert p.cell.params == (LAPSVM_GRAPH[p.dataset] if graph else {})
+
+
 def test_cli_reproduce_list_and_errors(capsys):
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out
