@@ -47,7 +47,11 @@ its entries, as Hastie et al.'s SVM path does). Between events theta and t are u
 linearly and recomputed exactly from the index sets every ``refresh`` events and after every
 jump, so round-off does not accumulate along long paths. Ties between events are taken one at
 a time; a zero-length step is allowed (degenerate vertices), and ``max_events`` bounds the
-loop.
+loop. The sets change by one point per event, so the Cholesky factor of ``Q_MM`` (CP step) and
+of ``Q_FF`` (active-set iterations of the DJ re-solve) is updated, not recomputed
+(:class:`_CholeskyQ`); a singular ``Q_MM`` in the CP step (duplicated points) falls back to the
+minimum-norm solve, and the active-set method keeps ``Q_FF`` nonsingular by moving along null
+directions (see :func:`conditional_optimum`).
 """
 
 from __future__ import annotations
@@ -83,6 +87,24 @@ def _objective_from_t(alpha, t, y, b, cost) -> float:
     return float(0.5 * alpha @ (y * t - b) + cost @ np.maximum(0.0, 1.0 - t))
 
 
+#: Relative pivot below which a block of Q counts as singular: ``min diag(R)^2 <= _SINGULAR max diag(R)^2``.
+_SINGULAR = 1e-10
+
+
+def _kdot(K, idx, w):
+    """``sum_k w_k K[idx_k]`` (= ``K[:, idx] @ w``, K symmetric) without copying a large block.
+
+    Gathering ``|idx|`` rows copies ``|idx| n`` entries before the product reads them again; when
+    idx covers a good part of the points, one product with the full, mostly zero, weight vector
+    reads K once and is cheaper.
+    """
+    if 3 * idx.size > K.shape[0]:
+        full = np.zeros(K.shape[0])
+        full[idx] = w
+        return K @ full
+    return w @ K[idx]
+
+
 def _solve_spd(A, rhs):
     """Solve with the (semi)definite block ``A = Q_FF``; minimum-norm when it is singular.
 
@@ -93,11 +115,141 @@ def _solve_spd(A, rhs):
     try:
         L, low = sla.cho_factor(A, check_finite=False)
         dg = np.abs(np.diag(L))
-        if dg.min() ** 2 > 1e-10 * dg.max() ** 2:
+        if dg.min() ** 2 > _SINGULAR * dg.max() ** 2:
             return sla.cho_solve((L, low), rhs, check_finite=False)
     except np.linalg.LinAlgError:
         pass
     return np.linalg.lstsq(A, rhs, rcond=1e-10)[0]
+
+
+class _CholeskyQ:
+    """Upper Cholesky factor ``R'R = Q_FF`` (``Q = diag(y) K diag(y)``) kept along index-set changes.
+
+    The CP step (ICML 2013 Alg. 2) solves ``Q_MM d theta_M = -Q_{M, I_u} 1`` at every event and
+    the DJ re-solve (Alg. 3, eq. 5) solves with ``Q_FF`` at every active-set iteration, while the
+    sets change by one point at a time. A fresh factorization costs ``O(|F|^3)`` per solve; here a
+    point entering F borders the factor (``O(|F|^2)``) and a point leaving it deletes its column,
+    re-triangularized by Givens rotations on the trailing block only
+    (``scipy.linalg.qr_delete`` with ``Q = I``: R is the R factor of any B with ``B'B = Q_FF``,
+    and deleting a column of B deletes a row and column of ``Q_FF``). Below ``givens_from``
+    points a fresh factorization is cheaper than the call overhead of the rotations and is used
+    instead. After ``max_updates`` updates, or when the updated factor fails the pivot test of
+    :func:`_solve_spd`, the factor is recomputed from scratch, so round-off cannot build up.
+    LAPACK is called directly: at the typical ``|F| ~ 20`` the checks of the scipy wrappers cost
+    ten times the arithmetic. The order of ``idx`` is the order of insertion.
+
+    Parameters
+    ----------
+    K : ndarray (n, n)
+        Gram matrix.
+    y : ndarray (n,)
+        +-1 labels (read at each update, so flips made between updates count).
+    max_updates : int
+        Updates between fresh factorizations.
+    givens_from : int
+        Smallest ``|F|`` at which a removal updates the factor instead of refactoring it.
+    """
+
+    _potrf, _potrs, _trtrs = sla.get_lapack_funcs(("potrf", "potrs", "trtrs"), dtype=np.float64)
+
+    def __init__(self, K, y, max_updates=100, givens_from=48):
+        self.K, self.y = K, y
+        self.idx = np.empty(0, dtype=np.intp)
+        self.R = np.empty((0, 0), order="F")
+        self.d2 = np.empty(0)                     # diag(R)^2, for the pivot test
+        self.max_updates = int(max_updates)
+        self.givens_from = int(givens_from)
+        self.n_updates = 0
+
+    @staticmethod
+    def _ok(d2):
+        return d2.size == 0 or d2.min() > _SINGULAR * d2.max()
+
+    def refactor(self, idx=None) -> bool:
+        """Fresh factor over ``idx`` (default: the current set).
+
+        Returns False, leaving the factor unchanged, when ``Q_idx,idx`` is numerically singular
+        (the test of :func:`_solve_spd`).
+        """
+        idx = self.idx if idx is None else np.asarray(idx, dtype=np.intp)
+        if idx.size:
+            y = self.y[idx]
+            R, info = self._potrf(self.K[np.ix_(idx, idx)] * np.outer(y, y), lower=0, clean=1,
+                                  overwrite_a=1)
+            if info != 0:
+                return False
+            d2 = np.diag(R) ** 2
+            if not self._ok(d2):
+                return False
+        else:
+            R, d2 = np.empty((0, 0), order="F"), np.empty(0)
+        self.idx, self.R, self.d2, self.n_updates = idx.copy(), R, d2, 0
+        return True
+
+    def _tick(self) -> bool:
+        self.n_updates += 1
+        if self.n_updates >= self.max_updates or not self._ok(self.d2):
+            return self.refactor()
+        return True
+
+    def add(self, j):
+        """Border the factor with point ``j``.
+
+        Returns
+        -------
+        ok : bool
+            False (factor unchanged) when column j of Q is numerically in the span of the
+            columns of F (a duplicated point, or a kernel of low numerical rank).
+        r : ndarray
+            ``R^-T Q_Fj``; ``R^-1 r`` solves ``Q_FF x = Q_Fj`` (the null direction when not ok).
+        """
+        idx, R = self.idx, self.R
+        m = idx.size
+        q = self.y[idx] * (self.y[j] * self.K[j, idx])
+        r = self._trtrs(R, q, lower=0, trans=1)[0] if m else q
+        rho2 = float(self.K[j, j] - r @ r)
+        if not (rho2 > _SINGULAR * rho2 if m == 0 else rho2 > _SINGULAR * max(self.d2.max(), rho2)):
+            return False, r
+        Rn = np.zeros((m + 1, m + 1), order="F")
+        Rn[:m, :m] = R
+        Rn[:m, m] = r
+        Rn[m, m] = np.sqrt(rho2)
+        old = self.R, self.idx, self.d2
+        self.R, self.idx, self.d2 = Rn, np.append(idx, j), np.append(self.d2, rho2)
+        if not self._tick():
+            # A fresh factor in this order fails the pivot test: treat j as dependent.
+            self.R, self.idx, self.d2 = old
+            return False, r
+        return True, r
+
+    def remove(self, j) -> bool:
+        """Delete point ``j``; False (factor unusable) if not even a fresh factor passes the pivot test."""
+        p = int(np.flatnonzero(self.idx == j)[0])
+        m = self.idx.size
+        idx = np.delete(self.idx, p)
+        if m - 1 < self.givens_from:
+            if self.refactor(idx):
+                return True
+            self.idx, self.R, self.d2 = idx, np.empty((0, 0), order="F"), np.empty(0)
+            return False
+        R = np.delete(np.delete(self.R, p, axis=0), p, axis=1)
+        if p < m - 1:
+            k = m - p
+            _, T = sla.qr_delete(np.eye(k), self.R[p:, p:], 0, which="col", check_finite=False)
+            R[p:, p:] = T[:k - 1]
+        self.R, self.idx = np.asfortranarray(R), idx
+        self.d2 = np.diag(self.R) ** 2
+        return self._tick()
+
+    def solve(self, rhs):
+        """``Q_FF^-1 rhs`` (rhs in the order of ``idx``)."""
+        if self.idx.size == 0:
+            return np.empty(0)
+        return self._potrs(self.R, rhs, lower=0)[0]
+
+    def null_direction(self, r):
+        """``R^-1 r``: with r from a failed :meth:`add` of j, ``Q_FF x = Q_Fj``."""
+        return self._trtrs(self.R, r, lower=0, trans=0)[0]
 
 
 def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, tol=1e-9,
@@ -107,10 +259,20 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     Minimizes the dual ``1/2 theta'Q theta - sum_i h_i(theta_i)``, ``Q = diag(y) K diag(y)``,
     with ``h_i(theta) = theta (1 - y_i b)`` for ``theta <= cost_i`` and slope ``-y_i b`` beyond
     (unlabeled points only: the polytope multiplier), ``theta >= 0`` and ``theta <= cost`` on
-    labeled points, by a primal active-set method: Newton steps on the free variables (M: target
-    t = 1; Z: target t = 0), shortened at the first bound; at a subspace optimum the most
-    violated fixed variable is released (all violated ones while that makes progress). Every
-    step lowers the dual, so the method terminates.
+    labeled points, by a primal active-set method: Newton steps on the free variables F (M:
+    target t = 1; Z: target t = 0), shortened at the first bound; at a subspace optimum the
+    most violated fixed variable is released. Every step lowers the dual, so the method
+    terminates.
+
+    ``Q_FF`` is kept nonsingular and its Cholesky factor is updated as F changes
+    (:class:`_CholeskyQ`). A released variable whose column of Q is (numerically) in the span
+    of F's columns would make ``Q_FF`` singular: then ``v = (-Q_FF^-1 Q_Fj, 1)`` satisfies
+    ``Q v = 0`` up to round-off (``sum_i v_i y_i phi(x_i) = 0``), so moving theta along ``v``
+    leaves every output t unchanged and changes the dual linearly; it moves in the descent
+    direction until a variable of F or j reaches a bound and leaves F. This is the usual
+    treatment of singular reduced Hessians in active-set QP; the optimum (unique in the outputs
+    f) is the same as with a minimum-norm Newton step, with fewer and cheaper iterations when
+    the kernel has low numerical rank.
 
     Parameters
     ----------
@@ -128,8 +290,8 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     tol : float
         Tolerance on the optimality conditions, in units of t.
     max_iter : int, optional
-        Active-set iterations at most (default ``50 n + 100``); exceeding it raises
-        ``RuntimeError``.
+        Active-set iterations (Newton steps, releases and null-direction moves) at most
+        (default ``50 n + 100``); exceeding it raises ``RuntimeError``.
 
     Returns
     -------
@@ -140,20 +302,82 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     status = np.full(n, O, dtype=np.int8) if status0 is None else np.array(status0, dtype=np.int8)
     max_iter = 50 * n + 100 if max_iter is None else int(max_iter)
     yb = y * b
-    single = False
+    fac = _CholeskyQ(K, y)
+    state = {"it": 0, "exact": True}
+
     def exact_t():
         nz = np.flatnonzero(theta)
-        return yb + y * (K[:, nz] @ (y[nz] * theta[nz]))
+        return yb + y * _kdot(K, nz, y[nz] * theta[nz])
 
-    t, exact = exact_t(), True
-    for it in range(1, max_iter + 1):
-        free = np.flatnonzero((status == M) | (status == Z))
+    def tick():
+        state["it"] += 1
+        if state["it"] > max_iter:
+            raise RuntimeError(f"conditional_optimum: no convergence in {max_iter} active-set iterations")
+
+    def move(idx, dth):
+        # t moves with the changed block only: O(n |F|), not a full product.
+        nonlocal t
+        theta[idx] += dth
+        t = t + y * _kdot(K, idx, y[idx] * dth)
+        state["exact"] = False
+
+    def to_bound(i, up):
+        # A variable leaving F: Z points and rising M points stop at their cost, falling M at 0.
+        if status[i] == Z or up:
+            theta[i], status[i] = cost[i], I
+        else:
+            theta[i], status[i] = 0.0, O
+
+    def drop(i):
+        if not fac.remove(i):
+            rebuild(fac.idx[fac.idx != i])
+
+    def rebuild(members):
+        fac.refactor(np.empty(0, dtype=np.intp))
+        for i in members:
+            if status[i] in (M, Z):
+                enter(i)
+
+    def enter(j):
+        """Make j (status M or Z) free: border the factor, or move along the null direction."""
+        while True:
+            ok, r = fac.add(j)
+            if ok:
+                return
+            tick()
+            F = fac.idx
+            idx = np.append(F, j)
+            v = np.append(-fac.null_direction(r), 1.0) if F.size else np.ones(1)
+            g = t[idx] - np.where(status[idx] == Z, 0.0, 1.0)
+            slope = g[-1] if abs(g[-1]) > tol else g @ v
+            v = v if slope < 0 else -v                       # descent: the dual changes by slope * step
+            th, c, isz = theta[idx], cost[idx], status[idx] == Z
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lim = np.where(v < 0, np.where(isz, (th - c) / -v, th / -v),
+                               np.where(isz | (v == 0), np.inf, (c - th) / v))
+            lim = np.maximum(lim, 0.0)
+            k = int(np.argmin(lim))
+            if not np.isfinite(lim[k]):
+                raise RuntimeError("conditional_optimum: the dual is unbounded (pol(y) is empty)")
+            move(idx, lim[k] * v)
+            i = int(idx[k])
+            to_bound(i, v[k] > 0)
+            if i == j:
+                return
+            drop(i)
+
+    t = exact_t()
+    free0 = np.flatnonzero((status == M) | (status == Z))
+    if not fac.refactor(free0):
+        rebuild(free0)
+    while True:
+        tick()
+        free = fac.idx
         if free.size:
             target = np.where(status[free] == Z, 0.0, 1.0)
             g = t[free] - target
             if np.max(np.abs(g)) > tol:
-                H = K[np.ix_(free, free)] * np.outer(y[free], y[free])
-                d = _solve_spd(H, -g)
+                d = fac.solve(-g)
                 th = theta[free]
                 c = cost[free]
                 isz = status[free] == Z
@@ -166,18 +390,11 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
                 lim = np.maximum(lim, 0.0)
                 j = int(np.argmin(lim))
                 step = min(1.0, lim[j])
-                new = th + step * d
+                move(free, step * d)
                 if step < 1.0:
-                    i = free[j]
-                    if status[i] == Z or d[j] > 0:
-                        new[j], status[i] = cost[i], I
-                    else:
-                        new[j], status[i] = 0.0, O
-                    single = single or step == 0.0
-                theta[free] = new
-                # t moves with the free block only: O(n |F|), not a full product.
-                t = t + y * (K[:, free] @ (y[free] * (new - th)))
-                exact = False
+                    i = int(free[j])
+                    to_bound(i, d[j] > 0)
+                    drop(i)
                 continue
         # Subspace optimal: check the fixed variables (Lemma 3, 8a-8f; boundary t >= 0).
         viol = np.zeros(n)
@@ -191,16 +408,17 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
         viol, to = np.where(v > viol, v, viol), np.where(v > viol, Z, to)
         bad = np.flatnonzero(viol > tol)
         if bad.size == 0:
-            if exact:
-                return theta, status, t, it
+            if state["exact"]:
+                return theta, status, t, state["it"]
             # Confirm the optimum on exactly recomputed outputs (no drift), then re-check.
-            t, exact = exact_t(), True
+            t, state["exact"] = exact_t(), True
             continue
-        if single:
-            bad = bad[[int(np.argmax(viol[bad]))]]
-            single = False
-        status[bad] = to[bad]
-    raise RuntimeError(f"conditional_optimum: no convergence in {max_iter} active-set iterations")
+        # Release the most violated one only: with a kernel of low numerical rank most
+        # violators are dependent on F, and releasing them all costs one null-direction move
+        # each (fourclass: 5x more iterations than one at a time).
+        j = int(bad[np.argmax(viol[bad])])
+        status[j] = to[j]
+        enter(j)
 
 
 @dataclass
@@ -267,7 +485,7 @@ def _start(K, y, labeled, C, b, tol):
     th, st, _, it = conditional_optimum(Kl, yl, np.full(lab.size, C), b, np.zeros(lab.size, bool), tol=tol)
     theta = np.zeros(y.size)
     theta[lab] = th
-    f = b + K[:, lab] @ (yl * th)
+    f = b + (yl * th) @ K[lab]
     y = y.copy()
     unl = ~labeled
     y[unl] = np.where(f[unl] >= 0, 1.0, -1.0)
@@ -284,11 +502,11 @@ def _exact_state(K, y, b, theta, status, cost):
     fixed = np.flatnonzero(status == I)
     theta = np.where(status == O, 0.0, theta)
     theta[fixed] = cost[fixed]
+    f_fixed = _kdot(K, fixed, y[fixed] * theta[fixed])    # outputs of the bounded part, all points
     if m.size:
-        rhs = 1.0 - y[m] * b - y[m] * (K[np.ix_(m, fixed)] @ (y[fixed] * theta[fixed]))
+        rhs = 1.0 - y[m] * b - y[m] * f_fixed[m]
         theta[m] = _solve_spd(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs)
-    nz = np.flatnonzero(theta)
-    t = y * b + y * (K[:, nz] @ (y[nz] * theta[nz]))
+    t = y * b + y * (f_fixed + _kdot(K, m, y[m] * theta[m]))
     return theta, t
 
 
@@ -350,38 +568,50 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
     n_events = n_jumps = n_flips = 0
     since_refresh = 0
     undo = s_u = None
+    # Cholesky factor of Q_MM kept along the events (None: refactor, or Q_MM is singular and the
+    # minimum-norm solve of _solve_spd is used until a fresh factor passes the pivot test).
+    fac = None
     while True:
         # --- CP step (Alg. 2): direction of theta and t per unit of C*.
-        m = np.flatnonzero(status == M)
         if s_u is None:
             iu = np.flatnonzero((status == I) & unl)
-            s_u = K[:, iu] @ y[iu]
+            s_u = _kdot(K, iu, y[iu])
         dtheta = np.where((status == I) & unl, 1.0, 0.0)
+        if fac is None:
+            m = np.flatnonzero(status == M)
+            fac = _CholeskyQ(K, y)
+            if not fac.refactor(m):
+                fac = None
+        else:
+            m = fac.idx
         if m.size:
             rhs = -y[m] * s_u[m]
-            dtheta[m] = _solve_spd(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs)
-            dt = y * (K[:, m] @ (y[m] * dtheta[m]) + s_u)
+            if fac is not None:
+                dtheta[m] = fac.solve(rhs)
+            else:
+                dtheta[m] = np.linalg.lstsq(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs, rcond=1e-10)[0]
+            dt = y * (_kdot(K, m, y[m] * dtheta[m]) + s_u)
         else:
             dt = y * s_u
-        # Next event: smallest step Delta >= 0 in C*.
+        # Next event: smallest step Delta >= 0 in C*. Each point has at most one candidate
+        # (the directions exclude each other), so the sets are scanned once each.
         big = np.inf
         with np.errstate(divide="ignore", invalid="ignore"):
-            cand = np.full(n, big)
-            code = np.zeros(n, dtype=np.int8)
             isO, isI = status == O, status == I
-            isM = status == M
-            eps = 1e-12 * max(1.0, np.max(np.abs(dt)), np.max(np.abs(dtheta)))
-            d = np.where(isO & (dt < -eps), (1.0 - t) / dt, big)             # O -> M
-            cand, code = np.where(d < cand, d, cand), np.where(d < cand, M, code)
-            d = np.where(isI & (dt > eps), (1.0 - t) / dt, big)              # I -> M
-            cand, code = np.where(d < cand, d, cand), np.where(d < cand, M, code)
-            d = np.where(isM & (dtheta < -eps), -theta / dtheta, big)        # M -> O
-            cand, code = np.where(d < cand, d, cand), np.where(d < cand, O, code)
-            slope = dtheta - np.where(unl, 1.0, 0.0)                         # theta - cost per unit C*
-            d = np.where(isM & (slope > eps), (cost - theta) / slope, big)   # M -> I
-            cand, code = np.where(d < cand, d, cand), np.where(d < cand, I, code)
-            d = np.where(isI & unl & (dt < -eps), -t / dt, big)             # I_u -> boundary (t = 0)
-            cand, code = np.where(d < cand, d, cand), np.where(d < cand, Z, code)
+            eps = 1e-12 * max(1.0, np.abs(dt).max(), np.abs(dtheta).max())
+            ok = np.where(isO, dt < -eps, isI & (dt > eps))                 # O -> M, I -> M (t reaches 1)
+            cand = np.where(ok, (1.0 - t) / dt, big)
+            code = np.where(ok, M, O).astype(np.int8)
+            ok = isI & unl & (dt < -eps)                                     # I_u -> boundary (t = 0)
+            cand = np.where(ok, -t / dt, cand)
+            code[ok] = Z
+            if m.size:
+                dm, thm = dtheta[m], theta[m]
+                slope = dm - unl[m]                                          # theta - cost per unit C*
+                to_o = np.where(dm < -eps, -thm / dm, big)                   # M -> O
+                to_i = np.where(slope > eps, (cost[m] - thm) / slope, big)   # M -> I
+                cand[m] = np.minimum(to_o, to_i)
+                code[m] = np.where(to_o <= to_i, O, I)
         cand = np.maximum(cand, 0.0)
         if undo is not None and cand[undo[0]] == 0.0 and code[undo[0]] == undo[1]:
             # Degenerate vertex: the point that just changed set would change straight back at
@@ -407,12 +637,19 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
             counts["to_" + "OMI"[code[j]]] += 1
             undo = (j, int(status[j]))
             if unl[j] and (status[j] == I) != (code[j] == I):
-                s_u = s_u + (1.0 if code[j] == I else -1.0) * y[j] * K[:, j]
+                s_u = s_u + (1.0 if code[j] == I else -1.0) * y[j] * K[j]
+            if fac is not None:
+                # ICML 2013 Alg. 2: one point enters or leaves M per event; update the factor.
+                if code[j] == M:
+                    if not fac.add(j)[0]:
+                        fac = None
+                elif status[j] == M and not fac.remove(j):
+                    fac = None
             status[j] = code[j]
             since_refresh += 1
             if since_refresh >= refresh:
                 theta, t = _exact_state(K, y, b, theta, status, cost)
-                since_refresh, s_u = 0, None
+                since_refresh, s_u, fac = 0, None, None
             else:
                 theta[j] = {O: 0.0, I: cost[j]}.get(int(code[j]), theta[j])
             record("event")
@@ -429,7 +666,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
             y[S] = -y[S]
             t[S] = -t[S]
             n_flips += S.size
-            undo = s_u = None
+            undo = s_u = fac = None
             record("flip")
             continue
         n_jumps += 1
@@ -453,7 +690,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         status[(status == Z)] = I
         theta, t = _exact_state(K, y, b, theta, status, cost)
         since_refresh = 0
-        undo = s_u = None
+        undo = s_u = fac = None
         jump_objectives.append(np.array(seq))
         record("jump")
     return PathResult(c_star=np.array(knots_c), alpha=np.vstack(knots_a), y_unlabeled=np.vstack(knots_y),
