@@ -26,13 +26,23 @@ def _model(name):
 
 
 def _curves(path, datasets, methods):
-    rows = ["dataset,method,n_labels,split,objective,unlabeled_error,test_error,fit_seconds"]
+    # Records as scripts/figure_data.py sigir2006-curves writes them (the fields the figures read).
+    rows = []
     for ds in datasets:
         for m_i, m in enumerate(methods):
-            for n in (10, 100):
+            for n in (45, 90):
                 for split in (0, 1):
-                    rows.append(f"{ds},{m},{n},{split},{5 + m_i + 1 / n},{0.1 + 0.01 * m_i},{0.12},{0.5 * n}")
-    path.write_text("\n".join(rows) + "\n")
+                    rows.append({"key": f"{ds}/{n}/{split}/{m}", "dataset": ds, "method": m, "n_labels": n,
+                                 "split": split, "objective": None if m == "SVM" else 0.1 + 0.01 * m_i + 1 / n,
+                                 "unlabeled_error": 0.1 + 0.01 * m_i, "test_error": 0.12 + 0.005 * split,
+                                 "cpu_seconds": 0.5 * n * (m_i + 1)})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _fig10(path):
+    rows = [{"method": m, "split": s, "angle": 25.0 + 7 * s + m_i, "unlabeled_error": 0.06,
+             "test_error": 0.05 + 0.01 * s} for m_i, m in enumerate(("S3VM-light", "nabla-S3VM")) for s in range(4)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
 @pytest.fixture(scope="module")
@@ -53,17 +63,18 @@ def inputs(tmp_path_factory):
     fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "path": 0.3,
                                         "light": {"1": 0.1, "5": 0.4}, "cccp": {"1": 0.2, "5": 1.0}}) + "\n"
                             for s in (0, 1)))
-    sigir = d / "sigir.csv"
-    _curves(sigir, F._SIGIR_SETS, F._SIGIR_MAIN + ("SVM", "MFA T=1", "MFA T=0.1"))
-    icml = d / "icml2006.csv"
-    _curves(icml, ("aut-avn",), ("DA", "JTSVM", "DA T=0.1"))
-    fig9 = d / "fig9.csv"
-    fig9.write_text("method,steps,unlabeled_error\nCCCP,1,0.3\nCCCP,10,0.2\nNewton,1,0.25\nNewton,10,0.26\n")
-    fig10 = d / "fig10.csv"
-    fig10.write_text("angle,unlabeled_error,test_error\n10,0.05,0.06\n40,0.04,0.09\n")
+    sigir = d / "sigir2006-curves.jsonl"
+    _curves(sigir, F._SIGIR_ALL, ("SVM", "TSVM S=1", "TSVM S=10", "TSVM S=100", "TSVM S=max", "MFA", "MFA T=1",
+                                  "MFA T=0.1", "MFA T=0.01", "MFA T=0.001"))
+    fig9 = d / "jmlr2008-fig9.jsonl"
+    fig9.write_text("".join(json.dumps({"method": m, "steps": k, "unlabeled_error": e}) + "\n"
+                            for m, k, e in (("CCCP", 1, 0.3), ("CCCP", 10, 0.2), ("Newton", 1, 0.25),
+                                            ("Newton", 10, 0.26))))
+    fig10 = d / "jmlr2008-fig10.jsonl"
+    _fig10(fig10)
     cars = [(f"car{i}", np.arange(1024, dtype=float).reshape(32, 32) % (50 * (i + 1))) for i in range(3)]
     out = {"jmlr2008-fig1": {"data": fig1}, "icml2006-fig4": {"data": fig4}, "icml2013-fig5": {"cells": cells},
-           "icml2013-fig6": {"data": fig6}, "icml2006-fig5": {"data": icml}, "jmlr2008-fig9": {"data": fig9},
+           "icml2013-fig6": {"data": fig6}, "icml2006-fig5": {"data": sigir}, "jmlr2008-fig9": {"data": fig9},
            "jmlr2008-fig10": {"data": fig10}, "nips2006-fig2": {"images": cars}}
     out.update({n: {"data": sigir} for n in F.FIGURES if n.startswith("sigir2006-") and F.FIGURES[n].inputs})
     return out
