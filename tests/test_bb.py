@@ -103,6 +103,45 @@ def test_incremental_svm_matches_fresh_newton_along_a_random_path():
         np.testing.assert_allclose(st.f, ref.outputs, atol=1e-6)
 
 
+def test_cholesky_factor_does_not_drift_on_a_near_rank_one_kernel():
+    # Coil3's Gaussian Gram matrix (sigma = 3000, entries in [0.37, 1]) is close to rank one; on
+    # this stand-in (entries in [0.13, 1], C = 100) the explicitly updated inverse of the old code
+    # reached |A^-1 A - I| = 4e-7 and was rebuilt 5 times along the path. The bordered / trailing-
+    # block Cholesky factor must stay at round-off level with no rebuild at all.
+    rng = np.random.default_rng(4)
+    n = 120
+    X = rng.standard_normal((n, 10))
+    X[: n // 3] += 1.0
+    K = gaussian_kernel(X, sigma=5.0)
+    cost = np.full(n, 100.0)
+    y = np.zeros(n)
+    y[:4] = [1, -1, 1, -1]
+    svm = _IncrementalL2SVM(K, cost)
+    st = svm.add(svm.empty(), y, np.arange(4))
+    for x in rng.permutation(np.arange(4, n)):
+        y[x] = (1.0 if x < n // 3 else -1.0) * (-1.0 if rng.random() < 0.1 else 1.0)
+        st = svm.add(st, y, np.array([x]))
+        A = K[np.ix_(st.S, st.S)] + np.eye(st.S.size) / 200.0
+        assert np.abs(st.L @ st.L.T - A).max() <= 1e-13
+        ref = kernel_newton(K, np.where(y == 0, 1.0, y), np.where(y == 0, 0.0, cost))
+        assert st.value == pytest.approx(ref.objective, rel=1e-11)
+    assert svm.n_refactor == 0
+
+
+def test_factor_shrink_matches_a_fresh_factor():
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((30, 3))
+    K = gaussian_kernel(X, sigma=2.0)
+    svm = _IncrementalL2SVM(K, np.full(30, 10.0))
+    S = rng.permutation(30)[:20]
+    S, L = svm._grow(S[:12], svm._factor(S[:12]), S[12:])
+    for _ in range(4):
+        keep = rng.random(S.size) < 0.7
+        S, L = svm._shrink(S, L, keep)
+        np.testing.assert_allclose(L, svm._factor(S), atol=1e-12)
+        assert np.allclose(np.tril(L), L)
+
+
 def test_limits_stop_with_the_right_status_and_a_valid_bound():
     rng = np.random.default_rng(5)
     X = np.vstack([rng.normal(0, 1, (9, 2)), rng.normal(0.8, 1, (9, 2))])
