@@ -6,6 +6,11 @@ with the NIPS 2006 bound alone (``lookahead=False``, the paper's algorithm) and 
 look-ahead bound (the default), and prints medians and the ratio measured in the same run::
 
     OPENBLAS_NUM_THREADS=1 python scripts/bench_bb.py --moons 10 --repeat 3 [--coil3 1 --time-limit 60]
+
+``--per-problem`` adds one row per binary problem (nodes, inverse rebuilds, lower bound, gap,
+unlabeled error of the returned labeling) -- the numbers that say how far from certified a
+time-limited Coil3 run is. ``--seed-truth`` starts from the true labeling as the incumbent (as
+``s3vm-bench optima build --seed-truth`` does): a valid upper bound that only speeds pruning.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from harness.optima import REFERENCE_SETS, binary_problems
 from harness.protocol import _gram
 from solvers.bb import branch_and_bound
 
+VARIANTS = {"nips": {"lookahead": False}, "lookahead": {"lookahead": True}}
+
 
 def _problems(set_name, n):
     ref = REFERENCE_SETS[set_name]
@@ -28,42 +35,58 @@ def _problems(set_name, n):
         yield i, probs, _gram(probs[0].X, ref.settings), ref.settings
 
 
-def run(set_name, n, repeat, time_limit):
-    print(f"== {set_name}: {n} problems x {repeat} repeats, time limit {time_limit} s per binary problem ==")
+def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead"), per_problem=False, seed_truth=False):
+    print(f"== {set_name}: {n} problems x {repeat} repeats, time limit {time_limit} s per binary problem"
+          f"{', seeded with the true labeling' if seed_truth else ''} ==")
     print(f"{'problem':>8} {'variant':>10} {'median s':>9} {'nodes':>8} {'status':>10} {'objective':>10}")
-    per_variant = {"nips": [], "lookahead": []}
+    per_variant = {v: [] for v in variants}
     for i, probs, K, s in _problems(set_name, n):
-        for variant, look in (("nips", False), ("lookahead", True)):
-            secs, nodes, status, obj = [], 0, [], 0.0
+        for variant in variants:
+            secs, res = [], []
             for _ in range(repeat):
                 t0 = time.perf_counter()
-                res = [branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, lookahead=look, time_limit=time_limit)
+                res = [branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, time_limit=time_limit,
+                                        initial_labels=p.y[p.n_lab:] if seed_truth else None, **VARIANTS[variant])
                        for p in probs]
                 secs.append(time.perf_counter() - t0)
-                nodes = sum(r.nodes for r in res)
-                status = sorted({r.status for r in res})
-                obj = float(np.mean([r.objective for r in res]))
+            nodes = sum(r.nodes for r in res)
+            status = sorted({r.status for r in res})
+            obj = float(np.mean([r.objective for r in res]))
             med = float(np.median(secs))
             per_variant[variant].append((med, nodes))
             print(f"{i:>8} {variant:>10} {med:>9.3f} {nodes:>8} {'/'.join(status):>10} {obj:>10.4f}", flush=True)
-    a = np.array(per_variant["nips"])
-    b = np.array(per_variant["lookahead"])
-    print(f"median over problems: NIPS bound {np.median(a[:, 0]):.3f} s ({np.median(a[:, 1]):.0f} nodes); "
-          f"look-ahead {np.median(b[:, 0]):.3f} s ({np.median(b[:, 1]):.0f} nodes); "
-          f"median ratio look-ahead / NIPS {np.median(b[:, 0] / a[:, 0]):.2f}")
+            if per_problem:
+                for p, r in zip(probs, res):
+                    err = float(np.mean(r.labels != p.y[p.n_lab:]))
+                    print(f"{'':>8} {p.key:>14}: {r.status:>10} nodes {r.nodes:>7} rebuilds {r.n_refactor:>6} "
+                          f"s {r.seconds:7.2f} objective {r.objective:9.4f} lower {r.lower_bound:9.4f} "
+                          f"gap {100 * r.gap:6.2f}% depth {r.max_depth:>4} unl.err {100 * err:5.1f}%", flush=True)
+    if len(variants) == 2:
+        a = np.array(per_variant[variants[0]])
+        b = np.array(per_variant[variants[1]])
+        print(f"median over problems: {variants[0]} {np.median(a[:, 0]):.3f} s ({np.median(a[:, 1]):.0f} nodes); "
+              f"{variants[1]} {np.median(b[:, 0]):.3f} s ({np.median(b[:, 1]):.0f} nodes); "
+              f"median ratio {variants[1]} / {variants[0]} {np.median(b[:, 0] / a[:, 0]):.2f}")
+    else:
+        a = np.array(per_variant[variants[0]])
+        print(f"median over problems: {variants[0]} {np.median(a[:, 0]):.3f} s ({np.median(a[:, 1]):.0f} nodes)")
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--moons", type=int, default=10, help="two-moons realizations (0 to skip)")
     p.add_argument("--coil3", type=int, default=0, help="Coil3 splits (needs the COIL-20 file)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["nips", "lookahead"])
+    p.add_argument("--per-problem", action="store_true", help="one row per binary problem")
+    p.add_argument("--seed-truth", action="store_true", help="seed the incumbent with the true labeling")
     args = p.parse_args(argv)
+    kw = dict(variants=tuple(args.variants), per_problem=args.per_problem, seed_truth=args.seed_truth)
     if args.moons:
-        run("two_moons", args.moons, args.repeat, args.time_limit)
+        run("two_moons", args.moons, args.repeat, args.time_limit, **kw)
     if args.coil3:
-        run("coil3", args.coil3, args.repeat, args.time_limit)
+        run("coil3", args.coil3, args.repeat, args.time_limit, **kw)
 
 
 if __name__ == "__main__":
