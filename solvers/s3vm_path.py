@@ -303,7 +303,17 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     max_iter = 50 * n + 100 if max_iter is None else int(max_iter)
     yb = y * b
     fac = _CholeskyQ(K, y)
-    state = {"it": 0, "exact": True}
+    # degenerate: the last step had zero length; then Bland's rule (smallest index first, among
+    # the blocking variables and among the violators) so that zero steps cannot cycle.
+    state = {"it": 0, "exact": True, "degenerate": False}
+
+    def first(lim, idx):
+        # The blocking variable: the smallest step; under Bland's rule, the smallest index among ties.
+        k = int(np.argmin(lim))
+        if state["degenerate"]:
+            tie = np.flatnonzero(lim <= lim[k])
+            k = int(tie[np.argmin(idx[tie])])
+        return k
 
     def exact_t():
         nz = np.flatnonzero(theta)
@@ -335,15 +345,17 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     def rebuild(members):
         fac.refactor(np.empty(0, dtype=np.intp))
         for i in members:
-            if status[i] in (M, Z):
-                enter(i)
+            if status[i] in (M, Z) and not enter(i):
+                raise RuntimeError("conditional_optimum: a free variable could not be refactored into the free set")
 
     def enter(j):
-        """Make j (status M or Z) free: border the factor, or move along the null direction."""
+        """Make j (status M or Z) free: border the factor, or move along the null direction.
+
+        Returns False when j could not be released (a flat, unbounded null direction)."""
         while True:
             ok, r = fac.add(j)
             if ok:
-                return
+                return True
             tick()
             F = fac.idx
             idx = np.append(F, j)
@@ -356,17 +368,26 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
                 lim = np.where(v < 0, np.where(isz, (th - c) / -v, th / -v),
                                np.where(isz | (v == 0), np.inf, (c - th) / v))
             lim = np.maximum(lim, 0.0)
-            k = int(np.argmin(lim))
+            k = first(lim, idx)
             if not np.isfinite(lim[k]):
-                raise RuntimeError("conditional_optimum: the dual is unbounded (pol(y) is empty)")
+                # Only boundary (Z) points move, all upwards, leaving every output unchanged.
+                # Along v the dual changes by b sum_i v_i y_i exactly (Qv = 0): if that is < 0,
+                # no f satisfies y_i f_i >= 0 on these points (pol(y) is empty); otherwise the
+                # dual is flat and the violation of j is round-off, magnified by the large
+                # multipliers of dependent boundary points: leave j fixed.
+                if b * (v @ y[idx]) < -tol * np.abs(v).sum():
+                    raise RuntimeError("conditional_optimum: pol(y) is empty (the dual is unbounded)")
+                return False
             move(idx, lim[k] * v)
+            state["degenerate"] = lim[k] == 0.0
             i = int(idx[k])
             to_bound(i, v[k] > 0)
             if i == j:
-                return
+                return True
             drop(i)
 
     t = exact_t()
+    held = []       # violators whose release found only a flat unbounded direction (see enter)
     free0 = np.flatnonzero((status == M) | (status == Z))
     if not fac.refactor(free0):
         rebuild(free0)
@@ -388,8 +409,9 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
                     lim = np.where(down & isz, (c - th) / d, lim)      # Z point reaching its cost
                     lim = np.where((d > 0) & ~isz, (c - th) / d, lim)   # M point reaching its cost
                 lim = np.maximum(lim, 0.0)
-                j = int(np.argmin(lim))
+                j = first(lim, free)
                 step = min(1.0, lim[j])
+                state["degenerate"] = step == 0.0
                 move(free, step * d)
                 if step < 1.0:
                     i = int(free[j])
@@ -416,9 +438,16 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
         # Release the most violated one only: with a kernel of low numerical rank most
         # violators are dependent on F, and releasing them all costs one null-direction move
         # each (fourclass: 5x more iterations than one at a time).
-        j = int(bad[np.argmax(viol[bad])])
-        status[j] = to[j]
-        enter(j)
+        bad = bad[~np.isin(bad, held)] if held else bad
+        if bad.size == 0:
+            return theta, status, t, state["it"]
+        j = int(bad[0] if state["degenerate"] else bad[np.argmax(viol[bad])])
+        back, status[j] = status[j], to[j]
+        if enter(j):
+            held.clear()
+        else:
+            status[j] = back
+            held.append(j)
 
 
 @dataclass

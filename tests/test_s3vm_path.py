@@ -2,11 +2,13 @@
 
 import numpy as np
 import pytest
+from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
 
 from solvers import get_solver
 from solvers._kernels import gaussian_kernel
-from solvers.s3vm_path import S3VMPath, conditional_optimum, hinge_objective, s3vm_path
+import solvers.s3vm_path as s3vm_path_module
+from solvers.s3vm_path import M, Z, S3VMPath, _CholeskyQ, conditional_optimum, hinge_objective, s3vm_path
 
 from ._toy import small_clusters
 
@@ -222,3 +224,162 @@ def test_centering_makes_b_the_mean_unlabeled_output_all_along_the_path():
         assert est.decision_function(X[unl], C_star=c).mean() == pytest.approx(2 * 0.3 - 1, abs=1e-9)
     raw = S3VMPath(sigma=1.5, C=10.0, r=0.3, center=False).fit(X, y_semi)
     assert abs(raw.decision_function(X[unl]).mean() - (2 * 0.3 - 1)) > 1e-3
+
+
+# --------------------------------------------------------------- incremental factorization
+def _q_block(K, y, idx):
+    return K[np.ix_(idx, idx)] * np.outer(y[idx], y[idx])
+
+
+@pytest.mark.parametrize("givens_from", [0, 48])
+def test_incremental_factor_equals_a_fresh_factorization(givens_from):
+    # Random additions and removals (ICML 2013 Alg. 2: one point enters or leaves M per event):
+    # after each update R'R is Q_FF and the solve agrees with a dense solve. givens_from=0
+    # forces the Givens column deletion at every size.
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((80, 6))
+    K = gaussian_kernel(X, sigma=2.0)
+    y = rng.choice([-1.0, 1.0], size=80)
+    fac = _CholeskyQ(K, y, max_updates=10_000, givens_from=givens_from)
+    assert fac.refactor(rng.choice(80, size=10, replace=False))
+    n_add = n_del = 0
+    for _ in range(300):
+        out = np.setdiff1d(np.arange(80), fac.idx)
+        if fac.idx.size > 2 and (rng.random() < 0.45 or out.size == 0):
+            assert fac.remove(int(rng.choice(fac.idx)))
+            n_del += 1
+        else:
+            assert fac.add(int(rng.choice(out)))[0]
+            n_add += 1
+        A = _q_block(K, y, fac.idx)
+        np.testing.assert_allclose(fac.R.T @ fac.R, A, atol=1e-10)
+        np.testing.assert_allclose(np.triu(fac.R), fac.R)
+        rhs = rng.standard_normal(fac.idx.size)
+        np.testing.assert_allclose(fac.solve(rhs), np.linalg.solve(A, rhs), rtol=1e-6, atol=1e-8)
+    assert n_add > 100 and n_del > 100
+    # Same factor (up to the signs of the rows) as a fresh Cholesky in the same order.
+    R = np.linalg.cholesky(_q_block(K, y, fac.idx)).T
+    np.testing.assert_allclose(np.abs(fac.R), np.abs(R), atol=1e-8)
+
+
+def test_incremental_factor_refuses_a_duplicated_point_and_refreshes():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((20, 3))
+    X[19] = X[4]                                      # exact duplicate, as in splice
+    K = gaussian_kernel(X, sigma=1.0)
+    y = np.ones(20)
+    fac = _CholeskyQ(K, y, max_updates=3)
+    assert fac.refactor(np.arange(10))
+    ok, r = fac.add(19)
+    assert not ok and fac.idx.size == 10              # factor unchanged
+    # the null direction: Q_FF x = Q_F,19, i.e. x is the indicator of the duplicate's twin
+    x = fac.null_direction(r)
+    np.testing.assert_allclose(x, np.eye(10)[np.flatnonzero(fac.idx == 4)[0]], atol=1e-6)
+    assert not fac.refactor(np.r_[np.arange(10), 19])  # a fresh factor fails the same test
+    for j in (12, 13, 14):                             # max_updates=3: the third update refactors
+        assert fac.add(j)[0]
+    assert fac.n_updates == 0
+    np.testing.assert_allclose(fac.R.T @ fac.R, _q_block(K, y, fac.idx), atol=1e-12)
+
+
+class _FreshQ:
+    """Reference for _CholeskyQ: a fresh dense Cholesky factorization at every change."""
+
+    def __init__(self, K, y, **_):
+        self.K, self.y = K, y
+        self.idx = np.empty(0, dtype=np.intp)
+        self.L = np.empty((0, 0))
+
+    @property
+    def R(self):
+        return self.L.T
+
+    def refactor(self, idx=None):
+        idx = self.idx if idx is None else np.asarray(idx, dtype=np.intp)
+        if idx.size:
+            try:
+                L = np.linalg.cholesky(_q_block(self.K, self.y, idx))
+            except np.linalg.LinAlgError:
+                return False
+            d2 = np.diag(L) ** 2
+            if not d2.min() > 1e-10 * d2.max():
+                return False
+        else:
+            L = np.empty((0, 0))
+        self.idx, self.L = idx.copy(), L
+        return True
+
+    def add(self, j):
+        q = self.y[self.idx] * self.y[j] * self.K[self.idx, j]
+        r = solve_triangular(self.L, q, lower=True) if self.idx.size else q
+        return self.refactor(np.append(self.idx, j)), r
+
+    def remove(self, j):
+        ok = self.refactor(self.idx[self.idx != j])
+        if not ok:
+            self.idx, self.L = self.idx[self.idx != j], np.empty((0, 0))
+        return ok
+
+    def solve(self, rhs):
+        return np.linalg.solve(_q_block(self.K, self.y, self.idx), rhs) if self.idx.size else np.empty(0)
+
+    def null_direction(self, r):
+        return solve_triangular(self.L.T, r, lower=False)
+
+
+def _same_path(pa, pb, K, tol=1e-8):
+    """Same distinct knots, and same outputs and labels inside every piece between them."""
+    def knots(p):
+        c = np.unique(p.c_star)
+        return c[np.r_[True, np.diff(c) > 1e-9 * c[-1]]]
+    ka, kb = knots(pa), knots(pb)
+    assert ka.size == kb.size
+    np.testing.assert_allclose(ka, kb, rtol=1e-8, atol=1e-10)
+    for c in np.r_[0.5 * (ka[:-1] + ka[1:]), ka[-1]]:
+        np.testing.assert_allclose(K @ pa.alpha_at(c), K @ pb.alpha_at(c), atol=tol)
+        assert np.array_equal(pa.labels_at(c), pb.labels_at(c))
+        assert pa.interpolate(pa.objective, c) == pytest.approx(pb.interpolate(pb.objective, c), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed, n, sigma, dup", [(0, 30, 1.0, False), (3, 60, 2.0, False), (5, 40, 0.5, True),
+                                                 (12, 60, 2.0, True), (17, 30, 1.0, True)])
+def test_path_with_incremental_factors_equals_the_path_with_fresh_dense_solves(monkeypatch, seed, n, sigma, dup):
+    K, y, _ = _problem(seed, n=n, sigma=sigma, dup=dup)
+    b = 2 * np.mean(y[y != 0] > 0) - 1
+    fast = s3vm_path(K, y, 10.0, b)
+    monkeypatch.setattr(s3vm_path_module, "_CholeskyQ", _FreshQ)
+    ref = s3vm_path(K, y, 10.0, b)
+    assert fast.n_jumps == ref.n_jumps
+    _same_path(fast, ref, K)
+
+
+@pytest.mark.parametrize("seed, C, c_star", [(6, 100.0, 10.0), (18, 10.0, 2.0)])
+def test_conditional_optimum_with_a_kernel_of_low_numerical_rank(monkeypatch, seed, C, c_star):
+    # 1-D points and a wide Gaussian: Q has numerical rank ~ 10 < n, so released variables can
+    # be dependent on the free set (the fourclass case) and the active set moves along null
+    # directions; the optimum must still be the one SLSQP confirms, with Lemma 3's conditions.
+    rng = np.random.default_rng(seed)
+    n = 16
+    X = np.sort(rng.uniform(-1, 1, size=(n, 1)), axis=0)
+    K = gaussian_kernel(X, sigma=3.0)
+    unl = np.arange(n) >= 4
+    y_full = np.where(X[:, 0] > 0.1, 1.0, -1.0)
+    y_full[:4] = [1.0, -1.0, 1.0, -1.0]
+    y_full[unl] = np.where(rng.random(n - 4) < 0.2, -y_full[unl], y_full[unl])
+    ev = np.linalg.eigvalsh(K)
+    assert np.sum(ev > 1e-10 * ev.max()) < n
+    calls = []
+    null_direction = _CholeskyQ.null_direction
+    monkeypatch.setattr(_CholeskyQ, "null_direction", lambda self, r: calls.append(1) or null_direction(self, r))
+    cost = np.where(unl, c_star, C)
+    theta, status, t, _ = conditional_optimum(K, y_full, cost, 0.0, unl)
+    assert len(calls) >= 2                              # the null-direction moves were exercised
+    assert np.all(theta >= -1e-9) and np.all(theta[~unl] <= C + 1e-9)
+    # Multipliers of dependent boundary points are not unique and grow large here; the outputs
+    # carry their round-off (1e-7 rather than tol = 1e-9).
+    assert np.all(t[unl] >= -1e-6)
+    np.testing.assert_allclose(t, y_full * (K @ (y_full * theta)), atol=1e-8)
+    assert np.all(np.abs(t[status == M] - 1) < 1e-6) and np.all(np.abs(t[status == Z]) < 1e-6)
+    ours = hinge_objective(K, y_full * theta, 0.0, y_full, cost)
+    ref = _slsqp_conditional(K, y_full, unl, C, c_star, 0.0)
+    assert ours <= ref + 1e-6 * abs(ref)
