@@ -29,7 +29,10 @@ Figure 5: gamma = 1/d, C = C* in {1, 10, 100, 1000}: the labels y^ each solver e
 with b = 2r - 1, ``solvers.s3vm_path.conditional_optimum``).
 
 Timing: for every (C, gamma) cell, seconds of the entire path and of S3VM-light with its 10
-annealing steps, measured in the same process one after the other.
+annealing steps, measured in the same process one after the other. Each stored line records
+``path_code``, the first 12 hex digits of the SHA-256 of ``solvers/s3vm_path.py`` that ran it
+(lines without it predate the field), and the report gives the time ratio per code version, so
+timings of different implementations are never pooled.
 
 Results go to a JSON-lines file, one line per (data set, split); lines already there are not
 recomputed, so an interrupted run resumes. Usage::
@@ -196,11 +199,21 @@ def run_split(pid, index):
             "best": best, "timing": timing, "fig5": fig5}
 
 
+def path_code() -> str:
+    """Short SHA-256 of the S3VM-path source, stored with each cell's timing."""
+    import hashlib
+
+    from solvers import s3vm_path
+
+    return hashlib.sha256(Path(s3vm_path.__file__).read_bytes()).hexdigest()[:12]
+
+
 def _worker(pid, index):
     t0 = time.perf_counter()
     try:
         res = run_split(pid, index)
         res["seconds"] = time.perf_counter() - t0
+        res["path_code"] = path_code()
         return res
     except Exception:  # recorded, never written as a result
         return {"id": pid, "split": index, "error": traceback.format_exc()}
@@ -224,7 +237,7 @@ def report(cells, out=None):
              "Paper values in brackets.", "",
              "| ID | data | splits | " + " | ".join(f"{m} unl | {m} test" for m in METHODS) + " |",
              "|---|---|---|" + "---|---|" * len(METHODS)]
-    ratios, fig = [], {}
+    ratios, fig = {}, {}
     for pid in DATASETS:
         recs = [c for (p, _), c in sorted(cells.items()) if p == pid]
         if not recs:
@@ -237,15 +250,18 @@ def report(cells, out=None):
                 cols.append(f"{v.mean():.2f} ({v.std(ddof=1) if v.size > 1 else 0:.2f}) [{pm:.2f}]")
         lines.append(f"| {pid} | {DATASETS[pid][0]} | {len(recs)} | " + " | ".join(cols) + " |")
         for r in recs:
-            ratios += [t["path_s"] / t["light_s"] for t in r["timing"]]
+            per = ratios.setdefault(r.get("path_code", "(before the field)"), {}).setdefault(pid, [])
+            per += [t["path_s"] / t["light_s"] for t in r["timing"]]
             for row in r["fig5"]:
                 fig.setdefault((pid, row["C"]), []).append(row)
     lines += ["", "Stand-ins: " + "; ".join(f"{k} {v[0]} ({v[2]})" for k, v in DATASETS.items()), ""]
-    if ratios:
-        q = np.percentile(ratios, [25, 50, 75])
-        lines += [f"Time of the entire path / S3VM-light with 10 annealing steps, over {len(ratios)} "
-                  f"(data set, split, C, gamma) cells measured in one process: median {q[1]:.2f} "
-                  f"(quartiles {q[0]:.2f}-{q[2]:.2f}).", ""]
+    for code, per in ratios.items():
+        allr = [x for v in per.values() for x in v]
+        q = np.percentile(allr, [25, 50, 75])
+        lines += [f"Time of the entire path / S3VM-light with 10 annealing steps (s3vm_path.py {code}), over "
+                  f"{len(allr)} (data set, split, C, gamma) cells measured in one process: median {q[1]:.2f} "
+                  f"(quartiles {q[0]:.2f}-{q[2]:.2f}); per data set: "
+                  + ", ".join(f"{pid} {np.median(v):.2f}" for pid, v in per.items()) + ".", ""]
     if fig:
         lines += ["## Figure 5: J(f*, y^) at C* = C, gamma = 1/d (mean over splits; lower is better)", "",
                   "| ID | C | S3VM-path | S3VM-light | CCCP | path best of 3 |", "|---|---|---|---|---|---|"]
