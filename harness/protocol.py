@@ -142,8 +142,12 @@ def _estimator_for(solver_cls, settings: ProtocolSettings, params: dict):
     return est
 
 
-def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_test, r):
-    """Fit one binary problem; returns (estimator, outputs on unlabeled, on test, seconds, dichotomic iters)."""
+def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_test, r, r_fit=None):
+    """Fit one binary problem; returns (estimator, outputs on unlabeled, on test, seconds, dichotomic iters).
+
+    ``r`` sets the protocol's balance target round(u r) over the unlabeled block; ``r_fit``, if
+    given, is the ``r`` handed to the solver instead (see :func:`_reveal`).
+    """
     u = X_tr.shape[0] - n_lab
     target = n_positive(u, r)
     base = _estimator_for(solver_cls, settings, params)
@@ -170,7 +174,7 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
     else:
         est = base
         if "r" in names:
-            est.set_params(r=r)
+            est.set_params(r=r if r_fit is None else r_fit)
         est.fit(X_tr, y_tr01)
         unl_out, d_iter = est.decision_function(X_unl), 0
     seconds = time.perf_counter() - t0
@@ -183,6 +187,24 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
         unl_out = np.asarray(unl_out, dtype=float) - shift
         test_out = None if test_out is None else np.asarray(test_out, dtype=float) - shift
     return est, np.asarray(unl_out, dtype=float), test_out, seconds, d_iter
+
+
+def _reveal(y_fit, y01, n_lab, reveal, r):
+    """Give the solver the true labels of unlabeled positions ``reveal``; its r for the rest.
+
+    The returned ``r_fit`` makes the solver's balance over the still-hidden points complete
+    the revealed positives to the protocol's round(u r) over the whole unlabeled set.
+    """
+    y_fit = y_fit.copy()
+    pos = n_lab + reveal
+    y_fit[pos] = y01[pos]
+    u = y01.size - n_lab
+    hidden = u - reveal.size
+    m = n_positive(u, r) - int(y01[pos].sum())
+    if not 0 < m < hidden:
+        raise ValueError(f"revealing {reveal.size} of {u} unlabeled labels leaves {m} positives for {hidden} "
+                         "hidden points: lower the revealed fraction")
+    return y_fit, m / hidden
 
 
 def _cv5(solver_cls, params, settings, ds: Dataset, split: Split, X_all, y_all):
@@ -216,6 +238,13 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
     classes = np.arange(ds.n_classes)
     problems = classes[1:] if ds.n_classes == 2 else classes
     gram = _gram(X_tr, settings) if settings.kernel == "rbf" else None
+    reveal = None
+    if getattr(solver_cls, "evaluation", "transductive") == "reveal":
+        # JMLR 2008 Table 6's intermediate solutions (harness.intermediate): the true labels of a
+        # seeded share of the unlabeled points, the same points for every binary problem.
+        fraction = float(params.get("fraction", 0.0))
+        rng = np.random.default_rng(derive_seed(ds.name, f"reveal{fraction:.6f}", split.index))
+        reveal = np.sort(rng.choice(unl.size, size=int(round(fraction * unl.size)), replace=False))
     binaries = []
     for k in problems:
         y_pm = np.where(y_true == k, 1.0, -1.0)
@@ -227,8 +256,11 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
                              f"split {split.index}; splits must label every class")
         r = exact_r(y_pm[n_lab:]) if settings.r_mode == "exact" else estimate_r(y_pm[:n_lab])
         r = check_r(r)
+        r_fit = None
+        if reveal is not None:
+            y_fit, r_fit = _reveal(y_fit, y01, n_lab, reveal, r)
         est, unl_out, test_out, secs, d_iter = _fit_binary_problem(
-            solver_cls, params, settings, X_tr, y_fit, n_lab, X_test, r)
+            solver_cls, params, settings, X_tr, y_fit, n_lab, X_test, r, r_fit)
         obj = protocol_objective(X_tr[:n_lab], y_pm[:n_lab], X_tr[n_lab:], unl_out, settings, gram)
         binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
                                      int(np.sum(est.n_iter_)), ";".join(getattr(est, "stop_reason_", []) or []),

@@ -225,6 +225,33 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
                                   float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), 0,
                                   "" if vals.size else "no (data set, split) with every method done"))
         return out
+    if spec.aggregate == "kendall":
+        # JMLR 2008 Table 6: per (data set, split), Kendall's tau between the unlabeled errors and
+        # the objectives of every configuration's solution; mean and sd over the splits.
+        from scipy.stats import kendalltau
+
+        suffix, _ = spec.metrics[0]
+        by_problem = {}
+        for p, r in done:
+            by_problem.setdefault((p.row, p.cell.split), {})[p.config] = (_metric(r, "unlabeled_error"),
+                                                                          _metric(r, "objective"))
+        for row_label, _ in spec.rows:
+            taus = []
+            for (row, _), v in sorted(by_problem.items()):
+                if row == row_label and len(v) == len(spec.configs):
+                    err, obj = zip(*(v[ci] for ci in sorted(v)))
+                    tau = kendalltau(err, obj).statistic  # tau-b: ties (equal errors) are common
+                    if np.isfinite(tau):
+                        taus.append(float(tau))
+            pv, pt, pu = target(row_label, suffix)
+            n_partial = sum(1 for (row, _), v in by_problem.items() if row == row_label and len(v) < len(spec.configs))
+            note = skipped.get((row_label, 0), "") or ("" if taus else "no split with every solution done")
+            if n_partial:
+                note = (note + "; " if note else "") + f"{n_partial} split(s) incomplete, left out"
+            out.append(ReportCell(row_label, suffix, pu or "correlation", pv, pt,
+                                  float(np.mean(taus)) if taus else None,
+                                  float(np.std(taus, ddof=1)) if len(taus) > 1 else None, len(taus), 0, note))
+        return out
     # relative_improvement / variance over the settings grid (JMLR 2008 Tables 9 and 10)
     suffix, metric = spec.metrics[0]
     n_grid = len(spec.grid)

@@ -254,3 +254,68 @@ def test_threshold_shift_is_zero_when_sign_already_balanced():
     assert 0.5 <= t < 0.5 + 1e-6 and np.sum(o - t > 0) == 2
     t = threshold_shift(o, 4)
     assert -0.5 - 1e-6 < t < -0.5 and np.sum(o - t > 0) == 4
+
+
+# ------------------------------------------------------- JMLR 2008 Table 6 intermediate solutions
+class _SeenIntermediate:
+    """IntermediateSolution that records the labels and r it was fitted with."""
+
+    seen: list = []
+
+
+def _spy_intermediate():
+    from harness.intermediate import IntermediateSolution
+
+    class Spy(IntermediateSolution):
+        def fit(self, X, y):
+            _SeenIntermediate.seen.append((np.asarray(y).copy(), self.r))
+            return super().fit(X, y)
+
+    return Spy
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.3])
+def test_revealed_labels_are_true_seeded_and_keep_the_balance(fraction):
+    X, y = _blobs(11, n=90, k=3, sep=1.5)
+    ds = Dataset("three", X, y, ("a", "b", "c"))
+    lab = np.array([0, 1, 2, 3, 4, 5])
+    split = Split("t", 0, None, lab, np.arange(6, 90), np.empty(0, int), np.empty(0, int))
+    settings = ProtocolSettings(sigma=2.0, C=5.0)
+    Spy = _spy_intermediate()
+    _SeenIntermediate.seen = []
+    res = run_split(Spy, {"fraction": fraction}, ds, split, settings)
+    first = [s for s, _ in _SeenIntermediate.seen]
+    assert res.balance_exact and len(res.binary) == 3
+    u = 84
+    for k, (y_fit, r_fit) in zip(range(3), _SeenIntermediate.seen):
+        shown = np.flatnonzero(y_fit[6:] != -1)
+        assert shown.size == round(fraction * u)
+        # revealed labels are the true ones (binary: class k against the rest)
+        assert np.array_equal(y_fit[6:][shown], (y[6:][shown] == k).astype(int))
+        # the solver's r completes the revealed positives to the protocol's round(u r)
+        hidden = u - shown.size
+        target = n_positive(u, np.mean(y[6:] == k))
+        assert n_positive(hidden, r_fit) + int((y[6:][shown] == k).sum()) == target
+    # the same points for every binary problem and on a rerun
+    assert all(np.array_equal(s != -1, first[0] != -1) for s in first)
+    _SeenIntermediate.seen = []
+    run_split(Spy, {"fraction": fraction}, ds, split, settings)
+    assert all(np.array_equal(a, b) for a, (b, _) in zip(first, _SeenIntermediate.seen))
+
+
+def test_intermediate_solution_is_svm_threshold_retrain():
+    from harness.intermediate import IntermediateSolution
+
+    X, y = _blobs(12, n=50, sep=1.2)
+    y_fit = np.r_[y[:6], -np.ones(44, int)]
+    est = IntermediateSolution(sigma=1.5, C=3.0, C_star=0.5, r=0.5).fit(X, y_fit)
+    # the same three steps written out with the primal solver
+    K = gaussian_kernel(X, sigma=1.5)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    first = kernel_newton(K[:6, :6], y_pm[:6], 3.0)
+    out = K[6:, :6] @ first.coef + first.intercept
+    y_all = np.r_[y_pm[:6], threshold_to_count(out, 22)]
+    final = kernel_newton(K, y_all, np.r_[np.full(6, 3.0), np.full(44, 0.5)])
+    assert np.allclose(est.decision_function(X), K @ final.coef + final.intercept, atol=1e-8)
+    with pytest.raises(ValueError, match="fraction"):
+        IntermediateSolution(fraction=1.0).fit(X, y_fit)

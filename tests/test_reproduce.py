@@ -45,7 +45,7 @@ def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
     assert "[7.81]" in md and "## Failed cells" in md and "deliberate failure in fit" in md
     index = (tmp_path / "README.md").read_text()
     assert "[nips2006-table1](nips2006-table1.md)" in index
-    assert "jmlr2008-table6" in index and "no spec" in index  # unspecified tables are listed with the reason
+    assert "jmlr2008-table14" in index and "no spec" in index  # unspecified tables are listed with the reason
     assert json.loads((tmp_path / "index.json").read_text())["nips2006-table1"]["splits"] == 2
 
     # Rerun: only the failed cells run again; the stored table keeps one row per cell.
@@ -110,6 +110,8 @@ def test_every_spec_cell_names_a_transcribed_value():
                         wanted.add(_target_cell(spec, row, config, suffix))
                     elif spec.aggregate == "relative_improvement":
                         wanted |= {(row, config.label), ("Mean", config.label)}
+                    elif spec.aggregate == "kendall":  # one value per row, over all configurations
+                        wanted.add((row, suffix))
                     else:
                         wanted.add((suffix, config.label))
         missing = {w for w in wanted if w not in targets and (key,) + w not in no_value}
@@ -142,8 +144,8 @@ def test_cli_reproduce_list_and_errors(capsys):
     assert "jmlr2008-table8" in out and "(no spec:" in out
     assert main(["reproduce", "jmlr2008-table99"]) == 2
     assert "unknown table" in capsys.readouterr().err
-    assert main(["reproduce", "jmlr2008-table6"]) == 2
-    assert UNSPECIFIED["jmlr2008-table6"] in capsys.readouterr().err
+    assert main(["reproduce", "jmlr2008-table14"]) == 2
+    assert UNSPECIFIED["jmlr2008-table14"] in capsys.readouterr().err
     assert main(["reproduce"]) == 2
 
 
@@ -163,3 +165,22 @@ def test_datasets_filter_runs_only_those_rows_and_reads_the_rest_from_the_cache(
     assert calls == ["2moons", "coil3"]  # 2moons came from the cache
     assert second["2moons"].mean == first["2moons"].mean and second["Coil3"].n == 1
     assert "rows with results: Coil3, 2moons." in (tmp_path / "jmlr2008-table12.md").read_text()
+
+
+def test_kendall_aggregate_is_per_split_tau_averaged():
+    from harness.reproduce import aggregate, build_cells
+    from harness.specs import TableSpec
+
+    spec = TableSpec("toy-kendall", "toy", (("g50c", "g50c"),),
+                     (Config("a", "svm"), Config("b", "s3vm_light"), Config("c", "newton")),
+                     metrics=(("Kendall coefficient", "unlabeled_error"),), aggregate="kendall", n_splits=3)
+    planned, _ = build_cells(spec)
+    # split 0 concordant (tau = 1), split 1 discordant (tau = -1), split 2 has a failure (left out)
+    err = {0: [0.1, 0.2, 0.3], 1: [0.1, 0.2, 0.3], 2: [0.1, 0.2, 0.3]}
+    obj = {0: [1.0, 2.0, 3.0], 1: [3.0, 2.0, 1.0], 2: [1.0, 2.0, 3.0]}
+    rows = [{"status": "failed"} if (p.cell.split, p.config) == (2, 1) else
+            {"status": "done", "unlabeled_error": err[p.cell.split][p.config],
+             "objective": obj[p.cell.split][p.config]} for p in planned]
+    (cell,) = aggregate(spec, planned, rows, {}, {("g50c", "Kendall coefficient"): (0.2, "0.2", "correlation")})
+    assert cell.n == 2 and cell.mean == pytest.approx(0.0) and cell.std == pytest.approx(np.sqrt(2.0))
+    assert cell.paper == 0.2 and "1 split(s) incomplete" in cell.note
