@@ -55,7 +55,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg as sla
+from scipy.linalg.lapack import dpotrf, dpotrs, dtrtrs
 
 from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
@@ -163,23 +163,36 @@ class _IncrementalL2SVM:
             return A
         return self.K[np.ix_(S, T)]
 
+    @staticmethod
+    def _chol(A):
+        """Lower Cholesky factor, or None if A is not numerically positive definite.
+
+        LAPACK is called directly: the SV blocks are small (tens of rows on two moons) and the
+        scipy.linalg wrappers cost more than the factorization itself there.
+        """
+        L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
+        return L if info == 0 else None
+
     def _factor(self, S):
         """Fresh lower Cholesky factor of ``A_S`` (SPD: the ridge 1/(2c) > 0 is added to a PSD K)."""
         if S.size == 0:
             return np.empty((0, 0))
-        try:
-            return np.linalg.cholesky(self._gram(S))
-        except np.linalg.LinAlgError:  # pragma: no cover - only if K is not PSD beyond the ridge
+        L = self._chol(self._gram(S))
+        if L is None:  # pragma: no cover - only if K is not PSD beyond the ridge
             A = self._gram(S)
             A[np.diag_indices_from(A)] += 1e-12 * np.trace(A) / S.size
-            return np.linalg.cholesky(A)
+            L = np.linalg.cholesky(A)
+        return L
 
     @staticmethod
     def solve(L, B):
         """``A_S^{-1} B`` from the factor (two triangular solves; B a vector or a matrix)."""
         if L.shape[0] == 0:
             return np.zeros_like(B, dtype=np.float64)
-        return sla.cho_solve((L, True), B, check_finite=False)
+        x, info = dpotrs(L, B, lower=1)
+        if info != 0:  # pragma: no cover - only on malformed input
+            raise np.linalg.LinAlgError(f"dpotrs failed (info = {info})")
+        return x
 
     def _grow(self, S, L, J):
         """Append the points J: ``[[L, 0], [W^T, chol(A_JJ - W^T W)]]`` with ``W = L^{-1} A_SJ``."""
@@ -188,10 +201,9 @@ class _IncrementalL2SVM:
         S2 = np.r_[S, J]
         if S.size == 0:
             return S2, self._factor(S2)
-        W = sla.solve_triangular(L, self._gram(S, J), lower=True, check_finite=False)
-        try:
-            L22 = np.linalg.cholesky(self._gram(J) - W.T @ W)
-        except np.linalg.LinAlgError:  # pragma: no cover - Schur complement of an SPD matrix
+        W, info = dtrtrs(L, self._gram(S, J), lower=1)
+        L22 = self._chol(self._gram(J) - W.T @ W) if info == 0 else None
+        if L22 is None:  # pragma: no cover - Schur complement of an SPD matrix: round-off only
             self.n_refactor += 1
             return S2, self._factor(S2)
         m, q = S.size, J.size
@@ -221,11 +233,11 @@ class _IncrementalL2SVM:
         if T.size:
             LT = L[T, :p0]
             out[p0:, :p0] = LT
-            try:
-                out[p0:, p0:] = np.linalg.cholesky(self._gram(S[T]) - LT @ LT.T)
-            except np.linalg.LinAlgError:  # pragma: no cover - Schur complement of an SPD matrix
+            L22 = self._chol(self._gram(S[T]) - LT @ LT.T)
+            if L22 is None:  # pragma: no cover - Schur complement of an SPD matrix: round-off only
                 self.n_refactor += 1
                 return S[R], self._factor(S[R])
+            out[p0:, p0:] = L22
         return S[R], out
 
     def _value(self, beta_S, S, b, f, y, assigned):
