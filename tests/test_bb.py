@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -16,7 +17,8 @@ from harness.protocol import ProtocolSettings, run_split
 from solvers import get_solver
 from solvers._kernels import gaussian_kernel, linear_kernel
 from solvers._primal import kernel_newton
-from solvers.bb import BranchAndBoundS3VM, _IncrementalL2SVM, branch_and_bound, brute_force
+from solvers.bb import (BranchAndBoundS3VM, _balanced_bottleneck, _IncrementalL2SVM, branch_and_bound, brute_force,
+                        s3vm_objective)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,6 +85,48 @@ def test_lookahead_bounds_never_exceed_the_child_optimum():
                     tight.append((lb - st.value) / (exact - st.value))
     assert worst <= 1e-10  # a certified bound, up to round-off
     assert np.median(tight) > 0.5  # and a useful one: it recovers most of the increase
+
+
+def test_balanced_bottleneck_bound_never_exceeds_the_best_balanced_completion():
+    rng = np.random.default_rng(21)
+    gains = []
+    for t in range(80):
+        K, y, k, C, C_star = _tiny(rng, linear=(t % 5 == 4))
+        unl = np.flatnonzero(y == 0)
+        u = unl.size
+        if not 0 < k < u:
+            continue
+        # A random partial labeling that the balance still allows, and its exact L2-SVM.
+        n_assign = int(rng.integers(0, u - 1))
+        pts = rng.permutation(unl)[:n_assign]
+        lab = rng.permutation(np.r_[np.ones(k), -np.ones(u - k)])[:n_assign]
+        y_node = y.copy()
+        y_node[pts] = lab
+        svm = _IncrementalL2SVM(K, np.where(y == 0, C_star, C))
+        st = svm.add(svm.empty(), y_node, np.flatnonzero(y_node != 0))
+        U = unl[y_node[unl] == 0]
+        _, lbp, lbn = svm.lookahead(st, y_node, U, C_star)
+        k_left = k - int(np.sum(lab > 0))
+        bound = _balanced_bottleneck(lbp, lbn, k_left)
+        best = math.inf
+        for pos in itertools.combinations(range(U.size), k_left):
+            y_full = y_node.copy()
+            y_full[U] = -1.0
+            y_full[U[list(pos)]] = 1.0
+            best = min(best, s3vm_objective(K, y, y_full[unl], C, C_star).objective)
+        assert bound <= best * (1 + 1e-9) + 1e-12, t
+        assert bound >= float(np.max(np.minimum(lbp, lbn))) - 1e-12  # never weaker than max_x min_y
+        gains.append(bound > float(np.max(np.minimum(lbp, lbn))) + 1e-12)
+    assert any(gains)  # and the balance does raise it on some nodes
+
+
+def test_balanced_bottleneck_small_cases():
+    # One point must be +1 (k = 1 of 2): the cheaper way is x0 -> +1 (bound 3 vs x1 -> +1: 5).
+    assert _balanced_bottleneck(np.array([3.0, 5.0]), np.array([1.0, 2.0]), 1) == 3.0
+    # No positive allowed: both take -1.
+    assert _balanced_bottleneck(np.array([0.0, 0.0]), np.array([4.0, 2.0]), 0) == 4.0
+    # All positive.
+    assert _balanced_bottleneck(np.array([1.0, 7.0]), np.array([0.0, 0.0]), 2) == 7.0
 
 
 def test_incremental_svm_matches_fresh_newton_along_a_random_path():
