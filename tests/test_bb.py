@@ -204,6 +204,21 @@ def test_limits_stop_with_the_right_status_and_a_valid_bound():
     assert res.lower_bound <= bf.objective * (1 + 1e-9) <= res.objective * (1 + 1e-9)
 
 
+def test_lower_bound_under_any_node_limit_never_exceeds_the_optimum():
+    # The reported bound takes the second child's look-ahead bound for half-searched nodes:
+    # check it against brute force at every stopping point of small searches.
+    rng = np.random.default_rng(17)
+    for t in range(15):
+        K, y, k, C, C_star = _tiny(rng, linear=(t % 5 == 4))
+        bf = brute_force(K, y, k, C, C_star)
+        for look in (True, False):
+            full = branch_and_bound(K, y, k, C, C_star, lookahead=look)
+            for limit in range(1, min(full.nodes, 30) + 1):
+                res = branch_and_bound(K, y, k, C, C_star, node_limit=limit, lookahead=look)
+                assert res.lower_bound <= bf.objective * (1 + 1e-9) + 1e-12, (t, limit, look)
+                assert res.objective >= bf.objective * (1 - 1e-9)
+
+
 def test_initial_upper_bound_is_used_and_checked():
     rng = np.random.default_rng(11)
     K, y, k, C, C_star = _tiny(rng)
