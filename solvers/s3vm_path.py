@@ -709,10 +709,11 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
             theta, status, t, it = conditional_optimum(K, y, cost, b, unl, theta, status, tol=tol)
             n_qp += it
             seq.append(_objective_from_t(y * theta, t, y, b, cost))
-            if np.any(status == Z):
-                S = np.flatnonzero(status == Z)
-            else:
-                S = np.flatnonzero(unl & (t <= tol))
+            # eq. (10): S = {i in U : f_i = 0}. Points on the boundary with a positive multiplier
+            # are Z; one whose multiplier happens to be zero (theta_i = C*, t_i = 0) is left in I,
+            # and which of the two a degenerate boundary point gets depends on the (then not
+            # unique) multipliers, not on f: take both.
+            S = np.flatnonzero(unl & ((status == Z) | (t <= tol)))
             if n_flips > max_events:
                 raise RuntimeError("s3vm_path: DJ step does not terminate (more flips than max_events)")
         # Z points have left; settle statuses of points exactly at bounds for the CP step.
