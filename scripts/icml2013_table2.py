@@ -123,6 +123,7 @@ def run_split(pid, index):
     from solvers.s3vm_light import S3VMLight
     from solvers.s3vm_path import S3VMPath, conditional_optimum, hinge_objective
 
+    code = path_code()
     name = DATASETS[pid][0]
     ds, X, y = load_binary(name)
     sp = icml2013_splits(ds, index + 1)[index]
@@ -196,16 +197,25 @@ def run_split(pid, index):
         v = min(rows, key=lambda t: (t[0], t[1], t[2]))
         best[m] = {"val_err": v[0], "unl_err": v[3], "test_err": v[4], "C": v[5], "gamma": v[6], "c_star": v[7]}
     return {"id": pid, "dataset": name, "split": index, "n_train": int(Xtr.shape[0]), "n_lab": int(n_lab),
-            "best": best, "timing": timing, "fig5": fig5}
+            "best": best, "timing": timing, "fig5": fig5, "path_code": code}
+
+
+_PATH_CODE = {}
 
 
 def path_code() -> str:
-    """Short SHA-256 of the S3VM-path source, stored with each cell's timing."""
-    import hashlib
+    """Short SHA-256 of the S3VM-path source, stored with each cell's timing.
 
-    from solvers import s3vm_path
+    Hashed once, when the module is first imported in this process, so that an edit of the file
+    during a long run does not relabel cells computed with the code loaded before it.
+    """
+    if not _PATH_CODE:
+        import hashlib
 
-    return hashlib.sha256(Path(s3vm_path.__file__).read_bytes()).hexdigest()[:12]
+        from solvers import s3vm_path
+
+        _PATH_CODE["sha"] = hashlib.sha256(Path(s3vm_path.__file__).read_bytes()).hexdigest()[:12]
+    return _PATH_CODE["sha"]
 
 
 def _worker(pid, index):
@@ -213,7 +223,6 @@ def _worker(pid, index):
     try:
         res = run_split(pid, index)
         res["seconds"] = time.perf_counter() - t0
-        res["path_code"] = path_code()
         return res
     except Exception:  # recorded, never written as a result
         return {"id": pid, "split": index, "error": traceback.format_exc()}
