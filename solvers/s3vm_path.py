@@ -261,8 +261,9 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     (unlabeled points only: the polytope multiplier), ``theta >= 0`` and ``theta <= cost`` on
     labeled points, by a primal active-set method: Newton steps on the free variables F (M:
     target t = 1; Z: target t = 0), shortened at the first bound; at a subspace optimum the
-    most violated fixed variable is released. Every step lowers the dual, so the method
-    terminates.
+    most violated fixed variable is released. Every step of positive length lowers the dual;
+    after a zero-length step (degenerate vertex) Bland's rule (smallest index) picks the
+    blocking and the released variable, against cycling; ``max_iter`` bounds the loop.
 
     ``Q_FF`` is kept nonsingular and its Cholesky factor is updated as F changes
     (:class:`_CholeskyQ`). A released variable whose column of Q is (numerically) in the span
@@ -437,10 +438,13 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
             continue
         # Release the most violated one only: with a kernel of low numerical rank most
         # violators are dependent on F, and releasing them all costs one null-direction move
-        # each (fourclass: 5x more iterations than one at a time).
+        # each (fourclass, C = 100: 5444 iterations instead of 715 one at a time).
         bad = bad[~np.isin(bad, held)] if held else bad
         if bad.size == 0:
-            return theta, status, t, state["it"]
+            if state["exact"]:
+                return theta, status, t, state["it"]
+            t, state["exact"] = exact_t(), True
+            continue
         j = int(bad[0] if state["degenerate"] else bad[np.argmax(viol[bad])])
         back, status[j] = status[j], to[j]
         if enter(j):
