@@ -592,8 +592,18 @@ _SIGIR_SWITCH = (("TSVM S=1", "TSVM S=1"), ("TSVM S=10", "TSVM S=10"), ("TSVM S=
 _SIGIR_FIXED_T = (("MFA", "MFA (annealing)"), ("MFA T=1", "fixed T = 1"), ("MFA T=0.1", "fixed T = 0.1"))
 _SIGIR_SETUP = ("SIGIR 2006 Sec. 4 protocol on the text sets we hold: lambda = 0.001, r exact, labels 45 to 720, "
                 "mean over 5 random splits (the paper: 10) with a class-stratified test set (486 points for pcmac, "
-                "a quarter otherwise); errors with outputs thresholded to exactly round(u r) positive unlabeled "
-                "points (sign for the SVM).")
+                "a quarter otherwise); errors of the classifier sign(w.x + b) (the protocol's thresholded errors are "
+                "stored too).")
+
+
+def _plain_log_ticks(ax, values):
+    """Log x axis ticked at the values run, in plain numbers (not 4 x 10^1)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    ax.xaxis.set_major_locator(FixedLocator(list(values)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _read_curves(path, datasets, methods):
@@ -608,6 +618,7 @@ def _read_curves(path, datasets, methods):
 def _curve_panel(ax, rows, dataset, metric, methods, legend):
     """Mean of ``metric`` over splits against the number of labels, one line per method."""
     scale = 100.0 if metric.endswith("error") else 1.0
+    ticks: set = set()
     for key, label in methods:
         pts: dict = {}
         for r in rows:
@@ -615,10 +626,17 @@ def _curve_panel(ax, rows, dataset, metric, methods, legend):
                 pts.setdefault(int(r["n_labels"]), []).append(float(r[metric]))
         if pts:
             xs = sorted(pts)
+            ticks.update(xs)
             ax.plot(xs, [scale * np.mean(pts[x]) for x in xs], marker="o", ms=3.5, label=label)
     ax.set_xscale("log")
+    _plain_log_ticks(ax, sorted(ticks))
     if metric == "cpu_seconds":
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_title(_DATASET_LABEL.get(dataset, dataset))
     ax.set_xlabel("number of labels")
     ax.set_ylabel(_METRIC_LABEL[metric])
@@ -693,7 +711,8 @@ _JMLR_FIG9_CMD = "python scripts/figure_data.py jmlr2008-fig9"
            "points; Table 5: Gaussian kernel sigma = 3.5, C = C* = 31; common protocol, r exact): unlabeled error "
            "against the number of steps, 1 step = no annealing. Only the number of steps varies (Sec. 5.4.4): C* "
            "from 2^-9 C* (nabla-S3VM, Newton), 1e-3 C* (CCCP) or 1e-5 C* (S3VM-light) up to C*; T from 10 C* down to "
-           "a fixed 1e-3 C* (DA, nabla-DA; the end value is ours). cS3VM is not swept.",
+           "a fixed 1e-3 C* (DA, nabla-DA; the end value is ours). Steps 1, 2, 3, 5, 10, 20; CCCP and Newton (minutes "
+           "per run here) up to 10 only. cS3VM is not swept.",
            size=(4.8, 3.3), source="reports/figures-data/jmlr2008-fig9.jsonl (python scripts/figure_data.py "
            "jmlr2008-fig9)", data=_JMLR_FIG9)
 def _jmlr_fig9(fig, data):
@@ -703,6 +722,7 @@ def _jmlr_fig9(fig, data):
         pts = sorted((int(r["steps"]), float(r["unlabeled_error"])) for r in rows if r["method"] == m)
         ax.plot([k for k, _ in pts], [100.0 * e for _, e in pts], marker="os^vDP"[i % 6], ms=4, label=m)
     ax.set_xscale("log")
+    _plain_log_ticks(ax, sorted({int(r["steps"]) for r in rows}))
     ax.set_xlabel("number of annealing steps")
     ax.set_ylabel("unlabeled error (%)")
     ax.legend(loc="best", ncol=2)
@@ -751,10 +771,13 @@ def gallery_markdown(results: dict, out_dir=FIGURES_DIR) -> str:
            "shapes are closed-form curves of the project's own loss functions; every other figure is drawn from "
            "a stored result, never by running a solver inside the plotting code. PNG and SVG are byte-for-byte "
            "reproducible (fixed metadata, fixed style). Re-make one figure with `s3vm-bench figures NAME`.", "",
-           "Stored inputs: `reports/figures-data/*.json` (decision boundaries, `python scripts/figure_data.py`), "
-           "`reports/icml2013/cells.jsonl` (`python scripts/icml2013_table2.py`), `reports/icml2013/fig6.jsonl` "
-           "(`python scripts/icml2013_fig6.py`); the Coil3 images need the data in the cache (`s3vm-bench data "
-           "fetch coil3`). A figure whose input is missing is listed under *Not made* with the reason.", ""]
+           "Stored inputs: `reports/figures-data/*.json` (decision boundaries, `python scripts/figure_data.py "
+           "jmlr2008-fig1 icml2006-fig4`), `reports/figures-data/*.jsonl` (experiments, resumable: `python "
+           "scripts/figure_data.py jmlr2008-fig9`, `jmlr2008-fig10`, `sigir2006-curves` -- the last one feeds "
+           "SIGIR 2006 Figs. 4-13 and ICML 2006 Fig. 5), `reports/icml2013/cells.jsonl` (`python "
+           "scripts/icml2013_table2.py`), `reports/icml2013/fig6.jsonl` (`python scripts/icml2013_fig6.py`); the "
+           "Coil3 images need the data in the cache (`s3vm-bench data fetch coil3`). A figure whose input is "
+           "missing is listed under *Not made* with the reason.", ""]
     made = [n for n in FIGURES if isinstance(results.get(n), list)]
     skipped = [n for n in FIGURES if n not in made]
     for n in made:

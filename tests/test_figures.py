@@ -88,7 +88,8 @@ def test_every_figure_has_inputs_or_is_closed_form(inputs):
 #: SIGIR Figs. 5-13 share the learning-curve code of Fig. 4; one of each metric runs by default.
 _SIGIR_REPEATS = {f"sigir2006-fig{k}" for k in (6, 7, 9, 10, 11, 13)}
 #: One figure of each kind is rendered twice by default (a render takes about a second).
-_TWICE = ("jmlr2008-fig4", "jmlr2008-fig1", "nips2006-fig2", "icml2013-fig5", "sigir2006-fig5")
+_TWICE = ("jmlr2008-fig4", "jmlr2008-fig1", "nips2006-fig2", "icml2013-fig5", "sigir2006-fig5", "jmlr2008-fig9",
+          "jmlr2008-fig10", "icml2006-fig5", "sigir2006-fig11")
 _ONCE = [n for n in F.FIGURES if n not in _TWICE]
 _ALL = [pytest.param(n, marks=pytest.mark.slow) if n in _SIGIR_REPEATS else n for n in _ONCE]
 
@@ -170,3 +171,73 @@ def test_da_effective_loss_limits():
 
     mean = 0.5 * (squared_hinge_loss(t).value + squared_hinge_loss(-t).value)
     np.testing.assert_allclose(F._da_effective_loss(t, 1e4, "l2"), mean, atol=2e-3)
+
+
+# ------------------------------------------------------------------ scripts/figure_data.py helpers
+def _figure_data():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "figure_data.py"
+    spec = importlib.util.spec_from_file_location("figure_data", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 10, 20])
+def test_fig9_params_give_k_annealing_steps(k):
+    # JMLR 2008 Fig. 9 varies only the number of steps: every method's schedule has exactly k values.
+    from solvers._mean_output import c_star_schedule
+    from solvers.s3vm_light import anneal_schedule
+
+    fd = _figure_data()
+    light = fd._fig9_params("S3VM-light", k)
+    sched = anneal_schedule(31.0, light["anneal_start"], light.get("anneal_factor", 1.5))
+    assert sched.size == k and sched[-1] == 31.0
+    assert c_star_schedule(31.0, fd._fig9_params("Newton", k)["anneal_steps"], 2.0 ** -9).size == k
+    cccp = fd._fig9_params("CCCP", k)
+    assert cccp["anneal"] == (k > 1) and cccp["anneal_steps"] == k
+    da = fd._fig9_params("DA", k)
+    if k == 1:
+        assert da == {"T_fixed": fd.FIG9_T_END}
+    else:
+        assert da["max_anneal"] == k
+        assert da["T0"] / da["R"] ** (k - 1) == pytest.approx(fd.FIG9_T_END)
+
+
+def test_records_resume_and_atomic_finish(tmp_path):
+    fd = _figure_data()
+    calls = []
+
+    def cell(v):
+        calls.append(v)
+        return {"v": v}
+
+    store = fd._Records(tmp_path / "x.jsonl", only="a")
+    assert store.get("a/1", lambda: cell(1)) == {"key": "a/1", "v": 1}
+    assert store.get("b/1", lambda: cell(2)) is None  # filtered: not run
+    store.finish([store.done["a/1"], None])
+    assert not (tmp_path / "x.jsonl").exists()  # a filtered run never writes the final file
+    store = fd._Records(tmp_path / "x.jsonl")  # resumes from the partial file
+    recs = [store.get("a/1", lambda: cell(3)), store.get("b/1", lambda: cell(4))]
+    assert calls == [1, 4] and store.resumed == 1
+    store.finish(recs)
+    lines = (tmp_path / "x.jsonl").read_text().splitlines()
+    assert [json.loads(x)["v"] for x in lines] == [1, 4]
+    assert not (tmp_path / "x.jsonl.partial").exists()
+
+
+def test_biased_split_partition_and_angle():
+    from data_registry import Split
+
+    fd = _figure_data()
+    rng = np.random.default_rng(0)
+    ds = type("DS", (), {"X": rng.standard_normal((120, 5)) * [3.0, 1, 1, 1, 1]})()
+    split = Split("t", 0, 0, np.arange(10), np.arange(10, 120), np.empty(0, int), np.empty(0, int))
+    b0, a0 = fd.biased_split(ds, split, 0.0, seed=1)
+    b1, a1 = fd.biased_split(ds, split, 0.0, seed=1)
+    assert np.array_equal(b0.test, b1.test) and a0 == a1  # seeded
+    assert b0.test.size == round(0.25 * 110) and np.intersect1d(b0.test, b0.unlabeled).size == 0
+    assert np.array_equal(np.sort(np.r_[b0.test, b0.unlabeled]), np.arange(10, 120))
+    assert 0.0 <= a0 <= 90.0
