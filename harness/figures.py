@@ -460,13 +460,15 @@ def _icml_fig4(fig, data):
 
 
 def _coil3_images():
-    from data_registry import get_spec, load_dataset
+    from data_registry import DataFetchError, load_dataset
 
-    spec = get_spec("coil3")
-    if not spec.cached():
-        raise MissingData("the Coil3 data (coil20/COIL20.mat) is not in the data cache; run "
-                          "`s3vm-bench data fetch coil3` (or set S3VM_DATA_MIRROR / S3VM_DATA_DIR)")
-    ds = load_dataset("coil3")
+    # Input data, not a result: fetched (hash-checked) through the registry when not cached.
+    try:
+        ds = load_dataset("coil3")
+    except DataFetchError as exc:
+        raise MissingData(f"the Coil3 data (coil20/COIL20.mat) is neither in the data cache nor fetchable ({exc}); "
+                          "run `s3vm-bench data fetch coil3` on a networked machine (or set S3VM_DATA_MIRROR / "
+                          "S3VM_DATA_DIR)") from None
     # First image (pose 0) of each car; the 1024 values are a 32x32 image stored column-major.
     return [(ds.class_names[c], np.asarray(ds.X[np.flatnonzero(ds.y == c)[0]]).reshape(32, 32, order="F"))
             for c in range(ds.n_classes)]
@@ -516,8 +518,12 @@ def _icml2013_fig5(fig, cells):
     for r in rows:
         by_id.setdefault((r["id"], r["dataset"]), []).append(r)
     keys = sorted(by_id, key=lambda k: _id_order(k[0]))
+    # At most 5 panels a row: with all ten data sets one row leaves the titles overlapping.
+    ncols = min(5, len(keys))
+    nrows = -(-len(keys) // ncols)
+    fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() * nrows)
     for i, key in enumerate(keys):
-        ax = fig.add_subplot(1, len(keys), i + 1)
+        ax = fig.add_subplot(nrows, ncols, i + 1)
         recs = by_id[key]
         Cs = sorted({row["C"] for r in recs for row in r["fig5"]})
         for m in ("path", "light", "cccp"):
@@ -531,7 +537,7 @@ def _icml2013_fig5(fig, cells):
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"{key[0]} {key[1]} ({len(recs)} splits)", fontsize=7.5)
         ax.set_xlabel("C = C*")
-        if i == 0:
+        if i % ncols == 0:
             ax.set_ylabel("J(f, y^)")
         if i == len(keys) - 1:
             ax.legend(loc="lower right")  # the last panel's lower right is free of curves

@@ -241,3 +241,17 @@ def test_biased_split_partition_and_angle():
     assert b0.test.size == round(0.25 * 110) and np.intersect1d(b0.test, b0.unlabeled).size == 0
     assert np.array_equal(np.sort(np.r_[b0.test, b0.unlabeled]), np.arange(10, 120))
     assert 0.0 <= a0 <= 90.0
+
+
+def test_coil3_images_are_fetched_through_the_registry(data_env, tmp_path):
+    # An empty cache with a mirror set: the input data is fetched and checked, not skipped.
+    paths = F.make_figure("nips2006-fig2", tmp_path)
+    _check_files("nips2006-fig2", paths)
+
+
+def test_coil3_images_unfetchable_is_missing_data(tmp_path, monkeypatch, no_retry_wait):
+    monkeypatch.setenv("S3VM_DATA_DIR", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("S3VM_DATA_MIRROR", str(tmp_path / "no-such-mirror"))
+    with pytest.raises(F.MissingData, match="s3vm-bench data fetch coil3"):
+        F.make_figure("nips2006-fig2", tmp_path / "out")
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
