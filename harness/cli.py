@@ -306,7 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--all", action="store_true", help="every table with a spec")
     rp.add_argument("--list", action="store_true", help="list the tables and exit")
     rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count): a smoke run")
-    rp.add_argument("--splits", type=int, help="at most this many splits per table")
+    rp.add_argument("--splits", type=int, help="run at most the first N splits of each table (the report also "
+                    "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
     rp.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
     rp.add_argument("--backend", choices=("loky", "dask", "sequential"), default="loky")

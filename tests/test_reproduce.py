@@ -184,3 +184,22 @@ def test_kendall_aggregate_is_per_split_tau_averaged():
     (cell,) = aggregate(spec, planned, rows, {}, {("g50c", "Kendall coefficient"): (0.2, "0.2", "correlation")})
     assert cell.n == 2 and cell.mean == pytest.approx(0.0) and cell.std == pytest.approx(np.sqrt(2.0))
     assert cell.paper == 0.2 and "1 split(s) incomplete" in cell.note
+
+
+def test_splits_limit_what_runs_and_the_report_reads_every_cached_split(data_env, tmp_path, monkeypatch):
+    # A table filled in two passes: 2 splits of one row, then 1 split of the other; the report
+    # then holds 2 and 1 splits, each cell with its own n, and nothing is run twice.
+    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=(("Coil3", "coil3"), ("2moons", "2moons")),
+                               configs=(Config("No annealing", "svm"),), n_splits=3)
+    monkeypatch.setitem(SPECS, "jmlr2008-table12", spec)
+    kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
+              backend="sequential", progress=False, echo=lambda *a: None)
+    calls = []
+    real = grid.execute_cell
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append((c.dataset, c.split)), real(c, t))[1])
+    reproduce(["jmlr2008-table12"], datasets={"2moons"}, n_splits=2, **kw)
+    assert calls == [("2moons", 0), ("2moons", 1)]
+    cells = {c.row: c for c in reproduce(["jmlr2008-table12"], datasets={"coil3"}, n_splits=1, **kw)["jmlr2008-table12"]}
+    assert calls[2:] == [("coil3", 0)]
+    assert cells["2moons"].n == 2 and cells["Coil3"].n == 1
+    assert "splits with results: 2" in (tmp_path / "jmlr2008-table12.md").read_text()
