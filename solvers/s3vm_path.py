@@ -132,8 +132,8 @@ class _CholeskyQ:
     re-triangularized by Givens rotations on the trailing block only
     (``scipy.linalg.qr_delete`` with ``Q = I``: R is the R factor of any B with ``B'B = Q_FF``,
     and deleting a column of B deletes a row and column of ``Q_FF``). Below ``givens_from``
-    points a fresh factorization is cheaper than the call overhead of the rotations and is used
-    instead. After ``max_updates`` updates, or when the updated factor fails the pivot test of
+    points the call overhead of the rotations exceeds the arithmetic, and the trailing block's
+    factor is recomputed from its small Gram product instead (:meth:`remove`). After ``max_updates`` updates, or when the updated factor fails the pivot test of
     :func:`_solve_spd`, the factor is recomputed from scratch, so round-off cannot build up.
     LAPACK is called directly: at the typical ``|F| ~ 20`` the checks of the scipy wrappers cost
     ten times the arithmetic. The order of ``idx`` is the order of insertion.
@@ -147,7 +147,8 @@ class _CholeskyQ:
     max_updates : int
         Updates between fresh factorizations.
     givens_from : int
-        Smallest ``|F|`` at which a removal updates the factor instead of refactoring it.
+        Smallest ``|F|`` at which a removal re-triangularizes by Givens rotations instead of
+        refactoring the trailing block from its Gram product.
     """
 
     _potrf, _potrs, _trtrs = sla.get_lapack_funcs(("potrf", "potrs", "trtrs"), dtype=np.float64)
@@ -223,22 +224,41 @@ class _CholeskyQ:
         return True, r
 
     def remove(self, j) -> bool:
-        """Delete point ``j``; False (factor unusable) if not even a fresh factor passes the pivot test."""
+        """Delete point ``j``; False (factor unusable) if not even a fresh factor passes the pivot test.
+
+        With ``R = [[R11, r12, R13], [0, r22, r23'], [0, 0, R33]]`` (j at position p), deleting
+        row and column p of ``Q_FF = R'R`` keeps ``R11`` and ``R13`` and turns the trailing block
+        into ``R33'R33 + r23 r23' = T'T``, ``T = R[p:, p+1:]``. Below ``givens_from`` points its
+        factor is recomputed from that ``k x k`` product (one small matrix product and one
+        ``potrf``, a third of the cost of a fresh factor gathered from K); above, the Givens
+        re-triangularization of ``T`` is cheaper than ``O(k^3)``.
+        """
         p = int(np.flatnonzero(self.idx == j)[0])
         m = self.idx.size
         idx = np.delete(self.idx, p)
         if m - 1 < self.givens_from:
-            if self.refactor(idx):
-                return True
-            self.idx, self.R, self.d2 = idx, np.empty((0, 0), order="F"), np.empty(0)
-            return False
-        R = np.delete(np.delete(self.R, p, axis=0), p, axis=1)
-        if p < m - 1:
-            k = m - p
-            _, T = sla.qr_delete(np.eye(k), self.R[p:, p:], 0, which="col", check_finite=False)
-            R[p:, p:] = T[:k - 1]
-        self.R, self.idx = np.asfortranarray(R), idx
-        self.d2 = np.diag(self.R) ** 2
+            R = self.R
+            Rn = np.zeros((m - 1, m - 1), order="F")
+            Rn[:p, :p] = R[:p, :p]
+            Rn[:p, p:] = R[:p, p + 1:]
+            if p < m - 1:
+                T = R[p:, p + 1:]
+                Rk, info = self._potrf(T.T @ T, lower=0, clean=1, overwrite_a=1)
+                if info != 0:
+                    if self.refactor(idx):
+                        return True
+                    self.idx, self.R, self.d2 = idx, np.empty((0, 0), order="F"), np.empty(0)
+                    return False
+                Rn[p:, p:] = Rk
+        else:
+            Rn = np.delete(np.delete(self.R, p, axis=0), p, axis=1)
+            if p < m - 1:
+                k = m - p
+                _, T = sla.qr_delete(np.eye(k), self.R[p:, p:], 0, which="col", check_finite=False)
+                Rn[p:, p:] = T[:k - 1]
+            Rn = np.asfortranarray(Rn)
+        self.R, self.idx = Rn, idx
+        self.d2 = np.diag(Rn) ** 2
         return self._tick()
 
     def solve(self, rhs):
@@ -420,15 +440,14 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
                     drop(i)
                 continue
         # Subspace optimal: check the fixed variables (Lemma 3, 8a-8f; boundary t >= 0).
-        viol = np.zeros(n)
-        to = np.zeros(n, dtype=np.int8)
-        isO, isI = status == O, status == I
-        v = np.where(isO, 1.0 - t, 0.0)                      # theta = 0 needs t >= 1
-        viol, to = np.where(v > viol, v, viol), np.where(v > viol, M, to)
-        v = np.where(isI, t - 1.0, 0.0)                      # theta = c needs t <= 1
-        viol, to = np.where(v > viol, v, viol), np.where(v > viol, M, to)
-        v = np.where(isI & unlabeled, -t, 0.0)               # ... and t >= 0 on unlabeled points
-        viol, to = np.where(v > viol, v, viol), np.where(v > viol, Z, to)
+        # viol: the largest violation of each fixed variable (0 if none); to_z: its release
+        # target is the boundary (t = 0) rather than the margin. 1 - t is -(t - 1) exactly.
+        isI = status == I
+        g = t - 1.0
+        viol = np.maximum(np.where(status == O, -g, np.where(isI, g, 0.0)), 0.0)  # O needs t >= 1, I t <= 1
+        z = np.where(isI & unlabeled, -t, 0.0)              # ... and t >= 0 on unlabeled points
+        to_z = z > viol
+        viol = np.where(to_z, z, viol)
         bad = np.flatnonzero(viol > tol)
         if bad.size == 0:
             if state["exact"]:
@@ -446,7 +465,7 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
             t, state["exact"] = exact_t(), True
             continue
         j = int(bad[0] if state["degenerate"] else bad[np.argmax(viol[bad])])
-        back, status[j] = status[j], to[j]
+        back, status[j] = status[j], (Z if to_z[j] else M)
         if enter(j):
             held.clear()
         else:
@@ -609,7 +628,9 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         if s_u is None:
             iu = np.flatnonzero((status == I) & unl)
             s_u = _kdot(K, iu, y[iu])
-        dtheta = np.where((status == I) & unl, 1.0, 0.0)
+        isO, isI = status == O, status == I
+        isIu = isI & unl
+        dtheta = isIu.astype(float)                 # d theta_{I_u} = 1, d theta_O = d theta_{I_l} = 0
         if fac is None:
             m = np.flatnonzero(status == M)
             fac = _CholeskyQ(K, y)
@@ -620,38 +641,51 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         if m.size:
             rhs = -y[m] * s_u[m]
             if fac is not None:
-                dtheta[m] = fac.solve(rhs)
+                dm = fac.solve(rhs)
             else:
-                dtheta[m] = np.linalg.lstsq(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs, rcond=1e-10)[0]
-            dt = y * (_kdot(K, m, y[m] * dtheta[m]) + s_u)
+                dm = np.linalg.lstsq(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs, rcond=1e-10)[0]
+            dtheta[m] = dm
+            dt = y * (_kdot(K, m, y[m] * dm) + s_u)
+            # |d theta| <= 1 on I_u is covered by the 1.0 of the max.
+            eps = 1e-12 * max(1.0, np.abs(dt).max(), np.abs(dm).max())
         else:
             dt = y * s_u
-        # Next event: smallest step Delta >= 0 in C*. Each point has at most one candidate
-        # (the directions exclude each other), so the sets are scanned once each.
-        big = np.inf
-        with np.errstate(divide="ignore", invalid="ignore"):
-            isO, isI = status == O, status == I
-            eps = 1e-12 * max(1.0, np.abs(dt).max(), np.abs(dtheta).max())
-            ok = np.where(isO, dt < -eps, isI & (dt > eps))                 # O -> M, I -> M (t reaches 1)
-            cand = np.where(ok, (1.0 - t) / dt, big)
-            code = np.where(ok, M, O).astype(np.int8)
-            ok = isI & unl & (dt < -eps)                                     # I_u -> boundary (t = 0)
-            cand = np.where(ok, -t / dt, cand)
-            code[ok] = Z
-            if m.size:
-                dm, thm = dtheta[m], theta[m]
-                slope = dm - unl[m]                                          # theta - cost per unit C*
-                to_o = np.where(dm < -eps, -thm / dm, big)                   # M -> O
-                to_i = np.where(slope > eps, (cost[m] - thm) / slope, big)   # M -> I
-                cand[m] = np.minimum(to_o, to_i)
-                code[m] = np.where(to_o <= to_i, O, I)
-        cand = np.maximum(cand, 0.0)
-        if undo is not None and cand[undo[0]] == 0.0 and code[undo[0]] == undo[1]:
+            eps = 1e-12 * max(1.0, np.abs(dt).max())
+        # Next event (ICML 2013 Alg. 2): smallest step Delta >= 0 in C*. Each point has at most
+        # one candidate (the directions exclude each other). The ratios are computed only where
+        # they are candidates (``where=``), so no division by a zero slope happens; the set a
+        # point would move to is worked out for the chosen point only (:func:`code_of`).
+        neg = dt < -eps
+        ok_m = np.where(isO, neg, isI & (dt > eps))                    # O -> M, I -> M (t reaches 1)
+        ok_z = isIu & neg                                               # I_u -> boundary (t = 0)
+        cand = np.full(n, np.inf)
+        np.divide(1.0 - t, dt, out=cand, where=ok_m)
+        np.divide(-t, dt, out=cand, where=ok_z)
+        if m.size:
+            thm = theta[m]
+            slope = dm - unl[m]                                          # theta - cost per unit C*
+            cost_m = np.where(unl[m], c_star, C)
+            to_o = np.full(m.size, np.inf)
+            to_i = np.full(m.size, np.inf)
+            np.divide(-thm, dm, out=to_o, where=dm < -eps)               # M -> O
+            np.divide(cost_m - thm, slope, out=to_i, where=slope > eps)  # M -> I
+            cand[m] = np.minimum(to_o, to_i)
+        np.maximum(cand, 0.0, out=cand)
+
+        def code_of(i):
+            # The set point i reaches at its candidate step (O for a point without candidate).
+            if status[i] == M:
+                p = int(np.flatnonzero(m == i)[0])
+                return O if to_o[p] <= to_i[p] else I
+            return Z if ok_z[i] else (M if ok_m[i] else O)
+
+        if undo is not None and cand[undo[0]] == 0.0 and code_of(undo[0]) == undo[1]:
             # Degenerate vertex: the point that just changed set would change straight back at
             # zero step (a round-off-level slope). Let any other event go first.
             cand[undo[0]] = np.inf
         j = int(np.argmin(cand))
         delta = float(cand[j])
+        code_j = code_of(j)
         last = c_star + delta >= c_end
         if last:
             delta = c_end - c_star
@@ -666,25 +700,25 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         n_events += 1
         if n_events > max_events:
             raise RuntimeError(f"s3vm_path: more than max_events={max_events} events before C* = {c_end}")
-        if code[j] != Z:
-            counts["to_" + "OMI"[code[j]]] += 1
+        if code_j != Z:
+            counts["to_" + "OMI"[code_j]] += 1
             undo = (j, int(status[j]))
-            if unl[j] and (status[j] == I) != (code[j] == I):
-                s_u = s_u + (1.0 if code[j] == I else -1.0) * y[j] * K[j]
+            if unl[j] and (status[j] == I) != (code_j == I):
+                s_u = s_u + (1.0 if code_j == I else -1.0) * y[j] * K[j]
             if fac is not None:
                 # ICML 2013 Alg. 2: one point enters or leaves M per event; update the factor.
-                if code[j] == M:
+                if code_j == M:
                     if not fac.add(j)[0]:
                         fac = None
                 elif status[j] == M and not fac.remove(j):
                     fac = None
-            status[j] = code[j]
+            status[j] = code_j
             since_refresh += 1
             if since_refresh >= refresh:
                 theta, t = _exact_state(K, y, b, theta, status, cost)
                 since_refresh, s_u, fac = 0, None, None
             else:
-                theta[j] = {O: 0.0, I: cost[j]}.get(int(code[j]), theta[j])
+                theta[j] = {O: 0.0, I: cost[j]}.get(int(code_j), theta[j])
             record("event")
             continue
         # --- The path reached the polytope's boundary: DJ step (Alg. 3) at this C*.
@@ -819,10 +853,16 @@ class S3VMPath(BaseS3VM):
             # f = sum_i a_i k~(x, x_i) + b is an ordinary expansion (linear in a, so the map
             # commutes with the interpolation along the path): coefficients of the unlabeled
             # points shift by -sum(a)/u, the intercept absorbs the constant terms.
+            # The (knots, n) array is the path's own: shifted in place, through a slice when U is
+            # one block of columns (labeled points first, as the harness orders them), which
+            # avoids the gather/scatter copies of fancy indexing on a large array.
             a = path.alpha
             path.intercept = b + a @ (cen.grand_mean - cen.train_means)
-            path.alpha = a.copy()
-            path.alpha[:, unl] -= a.sum(axis=1, keepdims=True) / unl.size
+            shift = a.sum(axis=1, keepdims=True) / unl.size
+            if unl[-1] - unl[0] + 1 == unl.size:
+                a[:, unl[0]:unl[-1] + 1] -= shift
+            else:
+                a[:, unl] -= shift
         info = {"path": path, "r": r, "b": b, "objective": float(path.objective[-1]), "n_events": path.n_events,
                 "n_jumps": path.n_jumps, "n_flips": path.n_flips}
         return BinaryFit(path.alpha[-1].copy(), float(path.intercept[-1]), path.n_events, "path_end", info)
