@@ -105,20 +105,23 @@ def _kdot(K, idx, w):
     return w @ K[idx]
 
 
+_POTRF, _POTRS = sla.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
+
+
 def _solve_spd(A, rhs):
     """Solve with the (semi)definite block ``A = Q_FF``; minimum-norm when it is singular.
 
     Duplicated training points (splice has some) make two columns of Q equal: only the sum of
     their theta is determined, and a Cholesky factor would return an arbitrary, huge split. The
     pseudo-inverse splits it evenly, which keeps both within their bounds whenever any split is.
+    LAPACK is called directly (what ``scipy.linalg.cho_factor``/``cho_solve`` call, without
+    their argument checks, which cost more than the factorization at the typical sizes).
     """
-    try:
-        L, low = sla.cho_factor(A, check_finite=False)
-        dg = np.abs(np.diag(L))
+    R, info = _POTRF(A, lower=0, clean=0)
+    if info == 0:
+        dg = np.abs(R.diagonal())
         if dg.min() ** 2 > _SINGULAR * dg.max() ** 2:
-            return sla.cho_solve((L, low), rhs, check_finite=False)
-    except np.linalg.LinAlgError:
-        pass
+            return _POTRS(R, rhs, lower=0)[0]
     return np.linalg.lstsq(A, rhs, rcond=1e-10)[0]
 
 
@@ -153,7 +156,7 @@ class _CholeskyQ:
 
     _potrf, _potrs, _trtrs = sla.get_lapack_funcs(("potrf", "potrs", "trtrs"), dtype=np.float64)
 
-    def __init__(self, K, y, max_updates=100, givens_from=48):
+    def __init__(self, K, y, max_updates=100, givens_from=112):
         self.K, self.y = K, y
         self.idx = np.empty(0, dtype=np.intp)
         self.R = np.empty((0, 0), order="F")
@@ -161,6 +164,29 @@ class _CholeskyQ:
         self.max_updates = int(max_updates)
         self.givens_from = int(givens_from)
         self.n_updates = 0
+        # Rows K[i] of the points of F, contiguous, for the O(n |F|) products of the CP step
+        # and of the active-set moves (:meth:`kdot`): gathering them from K at every product
+        # costs as much as the product. rows[pos[k]] = K[idx[k]]; a point leaving F hands its
+        # row to the last one, so the occupied rows stay 0..|F|-1. Beyond ``max_rows`` points
+        # (memory) the buffer is dropped and :func:`_kdot` gathers from K.
+        self.max_rows = max(64, K.shape[0] // 2)
+        self._set_rows(self.idx)
+
+    def _set_rows(self, idx):
+        if idx.size > self.max_rows:
+            self.rows = None
+            return
+        self.rows = np.empty((max(16, 2 * idx.size), self.K.shape[0]))
+        self.rows[:idx.size] = self.K[idx]
+        self.pos = np.arange(idx.size)
+
+    def kdot(self, w):
+        """``K[:, idx] @ w`` (``sum_k w_k K[idx_k]``), from the contiguous rows when they are kept."""
+        if self.rows is None:
+            return _kdot(self.K, self.idx, w)
+        z = np.empty(self.idx.size)
+        z[self.pos] = w
+        return z @ self.rows[:self.idx.size]
 
     @staticmethod
     def _ok(d2):
@@ -184,6 +210,8 @@ class _CholeskyQ:
                 return False
         else:
             R, d2 = np.empty((0, 0), order="F"), np.empty(0)
+        if idx is not self.idx:
+            self._set_rows(idx)
         self.idx, self.R, self.d2, self.n_updates = idx.copy(), R, d2, 0
         return True
 
@@ -215,11 +243,23 @@ class _CholeskyQ:
         Rn[:m, :m] = R
         Rn[:m, m] = r
         Rn[m, m] = np.sqrt(rho2)
-        old = self.R, self.idx, self.d2
-        self.R, self.idx, self.d2 = Rn, np.append(idx, j), np.append(self.d2, rho2)
+        old = self.R, self.idx, self.d2, self.rows, self.pos
+        if self.rows is not None:
+            if m + 1 > self.max_rows:
+                self.rows = None
+            else:
+                if m + 1 > self.rows.shape[0]:
+                    grown = np.empty((2 * self.rows.shape[0], self.rows.shape[1]))
+                    grown[:m] = self.rows[:m]
+                    self.rows = grown
+                self.rows[m] = self.K[j]
+                self.pos = np.concatenate((self.pos, (m,)))
+        # (concatenate: np.append/np.delete cost more in argument handling than in copying here)
+        self.R, self.idx, self.d2 = Rn, np.concatenate((idx, (j,))), np.concatenate((self.d2, (rho2,)))
         if not self._tick():
-            # A fresh factor in this order fails the pivot test: treat j as dependent.
-            self.R, self.idx, self.d2 = old
+            # A fresh factor in this order fails the pivot test: treat j as dependent (row m
+            # of the buffer, if written, is beyond the occupied ones again).
+            self.R, self.idx, self.d2, self.rows, self.pos = old
             return False, r
         return True, r
 
@@ -233,9 +273,15 @@ class _CholeskyQ:
         ``potrf``, a third of the cost of a fresh factor gathered from K); above, the Givens
         re-triangularization of ``T`` is cheaper than ``O(k^3)``.
         """
-        p = int(np.flatnonzero(self.idx == j)[0])
+        p = int((self.idx == j).argmax())
         m = self.idx.size
-        idx = np.delete(self.idx, p)
+        idx = np.concatenate((self.idx[:p], self.idx[p + 1:]))
+        if self.rows is not None:
+            s_, last = self.pos[p], m - 1
+            if s_ != last:
+                self.rows[s_] = self.rows[last]
+                self.pos[self.pos == last] = s_
+            self.pos = np.concatenate((self.pos[:p], self.pos[p + 1:]))
         if m - 1 < self.givens_from:
             R = self.R
             Rn = np.zeros((m - 1, m - 1), order="F")
@@ -258,7 +304,7 @@ class _CholeskyQ:
                 Rn[p:, p:] = T[:k - 1]
             Rn = np.asfortranarray(Rn)
         self.R, self.idx = Rn, idx
-        self.d2 = np.diag(Rn) ** 2
+        self.d2 = Rn.diagonal() ** 2
         return self._tick()
 
     def solve(self, rhs):
@@ -273,7 +319,7 @@ class _CholeskyQ:
 
 
 def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, tol=1e-9,
-                        max_iter=None):
+                        max_iter=None, t0=None):
     """Conditionally optimal solution in pol(y) (ICML 2013 Definition 1, eq. 5).
 
     Minimizes the dual ``1/2 theta'Q theta - sum_i h_i(theta_i)``, ``Q = diag(y) K diag(y)``,
@@ -308,6 +354,10 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
     unlabeled : ndarray of bool (n,)
     theta0, status0 : ndarray, optional
         Warm start (feasible); default all zero / O.
+    t0 : ndarray, optional
+        Outputs ``y_i f_i`` of the warm start, if the caller has them (the DJ step updates them
+        for the flipped points in ``O(n |S|)``); saves the initial ``O(n^2)`` product. They are
+        not trusted as exact: the optimum is confirmed on exactly recomputed outputs.
     tol : float
         Tolerance on the optimality conditions, in units of t.
     max_iter : int, optional
@@ -345,11 +395,13 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
         if state["it"] > max_iter:
             raise RuntimeError(f"conditional_optimum: no convergence in {max_iter} active-set iterations")
 
-    def move(idx, dth):
-        # t moves with the changed block only: O(n |F|), not a full product.
+    def move(idx, dth, free=False):
+        # t moves with the changed block only: O(n |F|), not a full product; for idx = F
+        # (free=True) from the factor's contiguous rows.
         nonlocal t
         theta[idx] += dth
-        t = t + y * _kdot(K, idx, y[idx] * dth)
+        w = y[idx] * dth
+        t = t + y * (fac.kdot(w) if free else _kdot(K, idx, w))
         state["exact"] = False
 
     def to_bound(i, up):
@@ -407,7 +459,10 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
                 return True
             drop(i)
 
-    t = exact_t()
+    if t0 is None:
+        t = exact_t()
+    else:
+        t, state["exact"] = np.array(t0, dtype=float), False
     held = []       # violators whose release found only a flat unbounded direction (see enter)
     free0 = np.flatnonzero((status == M) | (status == Z))
     if not fac.refactor(free0):
@@ -433,7 +488,7 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
                 j = first(lim, free)
                 step = min(1.0, lim[j])
                 state["degenerate"] = step == 0.0
-                move(free, step * d)
+                move(free, step * d, free=True)
                 if step < 1.0:
                     i = int(free[j])
                     to_bound(i, d[j] > 0)
@@ -642,10 +697,11 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
             rhs = -y[m] * s_u[m]
             if fac is not None:
                 dm = fac.solve(rhs)
+                dt = y * (fac.kdot(y[m] * dm) + s_u)
             else:
                 dm = np.linalg.lstsq(K[np.ix_(m, m)] * np.outer(y[m], y[m]), rhs, rcond=1e-10)[0]
+                dt = y * (_kdot(K, m, y[m] * dm) + s_u)
             dtheta[m] = dm
-            dt = y * (_kdot(K, m, y[m] * dm) + s_u)
             # |d theta| <= 1 on I_u is covered by the 1.0 of the max.
             eps = 1e-12 * max(1.0, np.abs(dt).max(), np.abs(dm).max())
         else:
@@ -739,12 +795,15 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         n_jumps += 1
         seq = [knots_j[-1]]
         while S.size:
+            # Outputs of the warm start below without a full kernel product: f loses the terms
+            # of S (O(n |S|)), and t = y f with the flipped labels.
+            f = y * t - _kdot(K, S, y[S] * theta[S])
             y[S] = -y[S]                       # eq. (10)
             n_flips += S.size
             # Warm start: the flipped points restart at theta = 0 (feasible, f changes least).
             theta[S] = 0.0
             status[S] = O
-            theta, status, t, it = conditional_optimum(K, y, cost, b, unl, theta, status, tol=tol)
+            theta, status, t, it = conditional_optimum(K, y, cost, b, unl, theta, status, tol=tol, t0=y * f)
             n_qp += it
             seq.append(_objective_from_t(y * theta, t, y, b, cost))
             # eq. (10): S = {i in U : f_i = 0}. Points on the boundary with a positive multiplier

@@ -326,6 +326,9 @@ class _FreshQ:
     def null_direction(self, r):
         return solve_triangular(self.L.T, r, lower=False)
 
+    def kdot(self, w):
+        return w @ self.K[self.idx]
+
 
 def _same_path(pa, pb, K, tol=1e-8):
     """Same distinct knots, and same outputs and labels inside every piece between them."""
