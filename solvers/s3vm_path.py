@@ -51,7 +51,11 @@ loop. The sets change by one point per event, so the Cholesky factor of ``Q_MM``
 of ``Q_FF`` (active-set iterations of the DJ re-solve) is updated, not recomputed
 (:class:`_CholeskyQ`); a singular ``Q_MM`` in the CP step (duplicated points) falls back to the
 minimum-norm solve, and the active-set method keeps ``Q_FF`` nonsingular by moving along null
-directions (see :func:`conditional_optimum`).
+directions (see :func:`conditional_optimum`). The factor also keeps the rows ``K[F]``
+contiguous, so the ``O(n |F|)`` products of every event do not gather them from K again. Full
+``O(n^2)`` products are kept for the exact recomputations (every ``refresh`` events, at each
+boundary, and to confirm each DJ re-solve); the warm start of a re-solve and the snap of
+theta_M after it update outputs that are already exact in ``O(n |S|)`` and ``O(n |M|)``.
 """
 
 from __future__ import annotations
@@ -617,6 +621,34 @@ def _exact_state(K, y, b, theta, status, cost):
     return theta, t
 
 
+def _exact_state_from(K, y, b, theta, status, cost, t):
+    """:func:`_exact_state` when ``t`` is already exact for ``theta`` (O(n |M|), no O(n^2) product).
+
+    After a DJ re-solve, :func:`conditional_optimum` returns outputs it has just recomputed
+    exactly. The outputs of the bounded part at M follow from them by removing M's own terms
+    (``O(|M|^2)``), theta_M is re-solved from them as in :func:`_exact_state`, and t moves with the
+    changed coefficients only (``O(n |M|)``; any bounded coefficient not exactly at its bound is
+    set there and its change applied the same way).
+    """
+    m = np.flatnonzero(status == M)
+    fixed = np.flatnonzero(status == I)
+    new = np.where(status == O, 0.0, theta)
+    new[fixed] = cost[fixed]
+    moved = np.flatnonzero(new != theta)
+    t = np.array(t, dtype=float)
+    if moved.size:
+        t += y * _kdot(K, moved, y[moved] * (new[moved] - theta[moved]))
+    if m.size:
+        ym = y[m]
+        Qmm = K[np.ix_(m, m)] * np.outer(ym, ym)
+        f_fixed_m = ym * t[m] - b - ym * (Qmm @ new[m])          # f_M without b and M's own terms
+        rhs = 1.0 - ym * b - ym * f_fixed_m
+        th_m = _solve_spd(Qmm, rhs)
+        t += y * _kdot(K, m, ym * (th_m - new[m]))
+        new[m] = th_m
+    return new, t
+
+
 def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=50):
     """Trace the S3VM-path (ICML 2013 Alg. 1) over C* in [0, c_end].
 
@@ -815,7 +847,8 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
                 raise RuntimeError("s3vm_path: DJ step does not terminate (more flips than max_events)")
         # Z points have left; settle statuses of points exactly at bounds for the CP step.
         status[(status == Z)] = I
-        theta, t = _exact_state(K, y, b, theta, status, cost)
+        # conditional_optimum returned exactly recomputed outputs: snap theta_M without a full product.
+        theta, t = _exact_state_from(K, y, b, theta, status, cost, t)
         since_refresh = 0
         undo = s_u = fac = None
         jump_objectives.append(np.array(seq))

@@ -8,7 +8,8 @@ from scipy.optimize import minimize
 from solvers import get_solver
 from solvers._kernels import gaussian_kernel
 import solvers.s3vm_path as s3vm_path_module
-from solvers.s3vm_path import M, Z, S3VMPath, _CholeskyQ, conditional_optimum, hinge_objective, s3vm_path
+from solvers.s3vm_path import (I, M, Z, S3VMPath, _CholeskyQ, _exact_state, _exact_state_from, conditional_optimum,
+                                hinge_objective, s3vm_path)
 
 from ._toy import small_clusters
 
@@ -260,6 +261,54 @@ def test_incremental_factor_equals_a_fresh_factorization(givens_from):
     # Same factor (up to the signs of the rows) as a fresh Cholesky in the same order.
     R = np.linalg.cholesky(_q_block(K, y, fac.idx)).T
     np.testing.assert_allclose(np.abs(fac.R), np.abs(R), atol=1e-8)
+
+
+@pytest.mark.parametrize("max_rows", [64, 12])
+def test_factor_rows_product_equals_the_product_with_k(max_rows):
+    # The contiguous rows K[F] kept by the factor (swap-with-last on removal, grown on addition)
+    # give K[:, F] @ w in the factor's order at every step; with a small max_rows the buffer is
+    # dropped when F outgrows it and rebuilt at the next fresh factorization.
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((80, 6))
+    K = gaussian_kernel(X, sigma=2.0)
+    y = rng.choice([-1.0, 1.0], size=80)
+    fac = _CholeskyQ(K, y, max_updates=25)
+    fac.max_rows = max_rows
+    assert fac.refactor(rng.choice(80, size=5, replace=False))
+    dropped = kept = 0
+    for _ in range(300):
+        out = np.setdiff1d(np.arange(80), fac.idx)
+        if fac.idx.size > 2 and (rng.random() < 0.45 or out.size == 0):
+            assert fac.remove(int(rng.choice(fac.idx)))
+        else:
+            assert fac.add(int(rng.choice(out)))[0]
+        if fac.idx.size > 30 and rng.random() < 0.05:
+            assert fac.refactor(fac.idx[:8].copy())          # a fresh, smaller set: buffer rebuilt
+        w = rng.standard_normal(fac.idx.size)
+        np.testing.assert_allclose(fac.kdot(w), K[:, fac.idx] @ w, rtol=1e-12, atol=1e-12)
+        dropped += fac.rows is None
+        kept += fac.rows is not None
+    assert kept > 20 and (dropped > 0) == (max_rows < 30)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_exact_state_from_exact_outputs_equals_the_full_recomputation(seed):
+    # After a DJ re-solve the outputs are exact: re-solving theta_M from them in O(n |M|) gives
+    # the same state as the O(n^2) recomputation of _exact_state. The boundary points made I
+    # here keep multipliers above their cost, which exercises the correction of moved bounds.
+    K, y, _ = _problem(seed, n=40, sigma=1.0)
+    unl = y == 0
+    y_full = np.where(unl, np.where(np.arange(40) % 3 == 0, -1.0, 1.0), y)
+    cost = np.where(unl, 2.0, 10.0)
+    b = 0.2
+    theta, status, t, _ = conditional_optimum(K, y_full, cost, b, unl)
+    status[status == Z] = I                                  # as after the DJ loop
+    assert np.any(status == M)
+    ref_theta, ref_t = _exact_state(K, y_full, b, theta, status, cost)
+    new_theta, new_t = _exact_state_from(K, y_full, b, theta, status, cost, t)
+    np.testing.assert_allclose(new_theta, ref_theta, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(new_t, ref_t, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(new_t, y_full * (b + K @ (y_full * new_theta)), atol=1e-10)
 
 
 def test_incremental_factor_refuses_a_duplicated_point_and_refreshes():
