@@ -475,20 +475,19 @@ def conditional_optimum(K, y, cost, b, unlabeled, theta0=None, status0=None, *, 
         tick()
         free = fac.idx
         if free.size:
-            target = np.where(status[free] == Z, 0.0, 1.0)
-            g = t[free] - target
+            isz = status[free] == Z
+            g = t[free] - np.where(isz, 0.0, 1.0)                    # targets: t = 0 on Z, 1 on M
             if np.max(np.abs(g)) > tol:
                 d = fac.solve(-g)
                 th = theta[free]
-                c = cost[free]
-                isz = status[free] == Z
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    lim = np.full(free.size, np.inf)
-                    down = d < 0
-                    lim = np.where(down & ~isz, -th / d, lim)          # M point reaching 0
-                    lim = np.where(down & isz, (c - th) / d, lim)      # Z point reaching its cost
-                    lim = np.where((d > 0) & ~isz, (c - th) / d, lim)   # M point reaching its cost
-                lim = np.maximum(lim, 0.0)
+                # Step to the first bound along d: an M point falling to 0 (-th / d), a Z point
+                # falling to its cost or an M point rising to its cost ((c - th) / d); a rising
+                # Z point has no bound. Ratios only where they apply (no division by 0).
+                rise = d > 0
+                num = np.where(isz | rise, cost[free] - th, -th)
+                lim = np.full(free.size, np.inf)
+                np.divide(num, d, out=lim, where=(d < 0) | (rise & ~isz))
+                np.maximum(lim, 0.0, out=lim)
                 j = first(lim, free)
                 step = min(1.0, lim[j])
                 state["degenerate"] = step == 0.0
@@ -695,10 +694,11 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
     knots_c, knots_a, knots_y, knots_j, knots_kind = [], [], [], [], []
 
     def record(kind):
+        alpha = y * theta
         knots_c.append(c_star)
-        knots_a.append(y * theta)
+        knots_a.append(alpha)
         knots_y.append(y[uidx].astype(np.int8))
-        knots_j.append(_objective_from_t(y * theta, t, y, b, cost))
+        knots_j.append(_objective_from_t(alpha, t, y, b, cost))
         knots_kind.append(kind)
 
     jump_objectives = []
@@ -707,6 +707,9 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
     n_events = n_jumps = n_flips = 0
     since_refresh = 0
     undo = s_u = None
+    # s_u = sum_{I_u} y_i K[i] is updated, not recomputed, as points enter or leave I_u; s_u_age
+    # counts those updates since the last exact product, which is redone beyond ``refresh``.
+    s_u_age = 0
     # Cholesky factor of Q_MM kept along the events (None: refactor, or Q_MM is singular and the
     # minimum-norm solve of _solve_spd is used until a fresh factor passes the pivot test).
     fac = None
@@ -714,7 +717,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         # --- CP step (Alg. 2): direction of theta and t per unit of C*.
         if s_u is None:
             iu = np.flatnonzero((status == I) & unl)
-            s_u = _kdot(K, iu, y[iu])
+            s_u, s_u_age = _kdot(K, iu, y[iu]), 0
         isO, isI = status == O, status == I
         isIu = isI & unl
         dtheta = isIu.astype(float)                 # d theta_{I_u} = 1, d theta_O = d theta_{I_l} = 0
@@ -793,6 +796,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
             undo = (j, int(status[j]))
             if unl[j] and (status[j] == I) != (code_j == I):
                 s_u = s_u + (1.0 if code_j == I else -1.0) * y[j] * K[j]
+                s_u_age += 1
             if fac is not None:
                 # ICML 2013 Alg. 2: one point enters or leaves M per event; update the factor.
                 if code_j == M:
@@ -826,6 +830,7 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
             continue
         n_jumps += 1
         seq = [knots_j[-1]]
+        w_u = np.where((status == I) & unl, y, 0.0)   # s_u = K w_u (I_u and its labels before the jump)
         while S.size:
             # Outputs of the warm start below without a full kernel product: f loses the terms
             # of S (O(n |S|)), and t = y f with the flipped labels.
@@ -850,7 +855,12 @@ def s3vm_path(K, y_pm, C, b, *, c_end=None, tol=1e-9, max_events=None, refresh=5
         # conditional_optimum returned exactly recomputed outputs: snap theta_M without a full product.
         theta, t = _exact_state_from(K, y, b, theta, status, cost, t)
         since_refresh = 0
-        undo = s_u = fac = None
+        # The jump changes I_u and the labels of few points: s_u follows in O(n |changed|).
+        dw = np.where((status == I) & unl, y, 0.0) - w_u
+        ch = np.flatnonzero(dw)
+        s_u_age += ch.size
+        s_u = s_u + _kdot(K, ch, dw[ch]) if s_u_age < refresh else None
+        undo = fac = None
         jump_objectives.append(np.array(seq))
         record("jump")
     return PathResult(c_star=np.array(knots_c), alpha=np.vstack(knots_a), y_unlabeled=np.vstack(knots_y),

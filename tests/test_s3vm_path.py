@@ -405,6 +405,19 @@ def test_path_with_incremental_factors_equals_the_path_with_fresh_dense_solves(m
     _same_path(fast, ref, K)
 
 
+@pytest.mark.parametrize("seed, n, sigma, dup", [(0, 30, 1.0, False), (3, 60, 2.0, False), (12, 60, 2.0, True)])
+def test_path_with_incremental_updates_equals_the_path_recomputed_at_every_event(seed, n, sigma, dup):
+    # refresh=1 recomputes theta_M, t and s_u = sum_{I_u} y_i K[i] exactly after every event and
+    # jump; the default updates them (linear steps, s_u after flips, theta_M snap after a DJ
+    # re-solve) and must trace the same path.
+    K, y, _ = _problem(seed, n=n, sigma=sigma, dup=dup)
+    b = 2 * np.mean(y[y != 0] > 0) - 1
+    fast = s3vm_path(K, y, 10.0, b)
+    ref = s3vm_path(K, y, 10.0, b, refresh=1)
+    assert fast.n_jumps == ref.n_jumps and fast.n_jumps > 0
+    _same_path(fast, ref, K)
+
+
 @pytest.mark.parametrize("seed, C, c_star", [(6, 100.0, 10.0), (18, 10.0, 2.0)])
 def test_conditional_optimum_with_a_kernel_of_low_numerical_rank(monkeypatch, seed, C, c_star):
     # 1-D points and a wide Gaussian: Q has numerical rank ~ 10 < n, so released variables can
