@@ -10,16 +10,23 @@ one after the other in the same process. Each cell is repeated ``--repeats`` tim
 light alternate, so a change of machine load affects both); the medians and their ratio are
 printed per cell, then the median ratio over the cells.
 
-``--save PATHS.npz`` stores the path of every cell (knots C*, labels y^, objective J, kinds, alpha, training outputs)
-and ``--compare PATHS.npz`` checks the current code's paths against a stored run: same number and
-kinds of knots, same labels, C*, J and training outputs at every knot equal to ``--rtol``
-(relative; see :func:`compare_paths`), so a speed change can be shown not to change what the path
-computes. Usage (keep the CPU use to one core)::
+``--save PATHS.npz`` stores the path of every cell (knots C*, labels y^, objective J, kinds,
+alpha, training outputs) and ``--compare PATHS.npz`` checks the current code's paths against a
+stored run: same number and kinds of knots, same labels, C*, J and training outputs at every knot
+equal to ``--rtol`` (relative; see :func:`compare_paths`), so a speed change can be shown not to
+change what the path computes. ``--path-module FILE`` times the ``S3VMPath`` of a saved copy of
+``solvers/s3vm_path.py`` instead (an earlier version, under the same machine load as the current
+one). Usage (keep the CPU use to one core; the machine load moves the ratios, so compare runs
+made one after the other)::
 
+    cp solvers/s3vm_path.py /tmp/s3vm_path_before.py
     OPENBLAS_NUM_THREADS=1 S3VM_DATA_MIRROR=../shared/data \
-        .venv/bin/python scripts/bench_s3vm_path.py --repeats 3 --save /tmp/paths_before.npz
+        .venv/bin/python scripts/bench_s3vm_path.py --repeats 5 --save /tmp/paths_before.npz
+    # ... change solvers/s3vm_path.py ...
     OPENBLAS_NUM_THREADS=1 S3VM_DATA_MIRROR=../shared/data \
-        .venv/bin/python scripts/bench_s3vm_path.py --repeats 3 --compare /tmp/paths_before.npz
+        .venv/bin/python scripts/bench_s3vm_path.py --repeats 5 --compare /tmp/paths_before.npz
+    OPENBLAS_NUM_THREADS=1 S3VM_DATA_MIRROR=../shared/data \
+        .venv/bin/python scripts/bench_s3vm_path.py --repeats 5 --path-module /tmp/s3vm_path_before.py
 """
 
 from __future__ import annotations
@@ -65,11 +72,34 @@ def prepare(pid: str, index: int):
     return Xtr, ytr, X.shape[1]
 
 
-def time_cell(Xtr, ytr, C: float, gamma: float, repeats: int):
+def load_path_class(source=None):
+    """``S3VMPath`` of ``solvers/s3vm_path.py``, or of another copy of that file (``source``).
+
+    Timing a saved copy of an earlier version in the same run as the current one (``--path-module``)
+    compares the two under the same machine load without touching the working tree.
+    """
+    if source is None:
+        from solvers.s3vm_path import S3VMPath
+
+        return S3VMPath
+    import importlib.util
+
+    import solvers
+
+    spec = importlib.util.spec_from_file_location("solvers._bench_s3vm_path", source)
+    mod = importlib.util.module_from_spec(spec)
+    mod.__package__ = solvers.__name__
+    sys.modules[spec.name] = mod  # dataclasses look their module up here
+    spec.loader.exec_module(mod)
+    return mod.S3VMPath
+
+
+def time_cell(Xtr, ytr, C: float, gamma: float, repeats: int, path_class=None):
     """Seconds of ``repeats`` path fits and light fits (alternating), the last path fitted and
     its outputs on the training points at every knot (``(knots, n)``)."""
     from solvers.s3vm_light import S3VMLight
-    from solvers.s3vm_path import S3VMPath
+
+    S3VMPath = path_class or load_path_class()
 
     sigma = 1.0 / math.sqrt(2.0 * gamma)
     t_path, t_light = [], []
@@ -130,7 +160,9 @@ def main(argv=None):
     p.add_argument("--save", help="store the paths (npz) for a later --compare")
     p.add_argument("--compare", help="check the paths against a stored --save file")
     p.add_argument("--rtol", type=float, default=1e-8)
+    p.add_argument("--path-module", help="time the S3VMPath of this copy of solvers/s3vm_path.py instead")
     args = p.parse_args(argv)
+    path_class = load_path_class(args.path_module)
 
     ref = dict(np.load(args.compare)) if args.compare else None
     store, ratios, mismatches = {}, [], 0
@@ -140,7 +172,7 @@ def main(argv=None):
         Xtr, ytr, d = prepare(pid, args.split)
         for C in args.C:
             for gf in args.gamma_factors:
-                t_path, t_light, path, outputs = time_cell(Xtr, ytr, C, gf / d, args.repeats)
+                t_path, t_light, path, outputs = time_cell(Xtr, ytr, C, gf / d, args.repeats, path_class)
                 key = _key(pid, args.split, C, gf)
                 ratio = np.median(t_path) / np.median(t_light)
                 ratios.append(ratio)
