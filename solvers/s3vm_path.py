@@ -140,10 +140,12 @@ class _CholeskyQ:
     (``scipy.linalg.qr_delete`` with ``Q = I``: R is the R factor of any B with ``B'B = Q_FF``,
     and deleting a column of B deletes a row and column of ``Q_FF``). Below ``givens_from``
     points the call overhead of the rotations exceeds the arithmetic, and the trailing block's
-    factor is recomputed from its small Gram product instead (:meth:`remove`). After ``max_updates`` updates, or when the updated factor fails the pivot test of
+    factor is recomputed from its small Gram product instead (:meth:`remove`). After
+    ``max_updates`` updates, or when the updated factor fails the pivot test of
     :func:`_solve_spd`, the factor is recomputed from scratch, so round-off cannot build up.
     LAPACK is called directly: at the typical ``|F| ~ 20`` the checks of the scipy wrappers cost
-    ten times the arithmetic. The order of ``idx`` is the order of insertion.
+    ten times the arithmetic. The order of ``idx`` is the order of insertion. The rows ``K[F]``
+    are kept contiguous for :meth:`kdot`.
 
     Parameters
     ----------
