@@ -18,6 +18,12 @@ Reference sets (:data:`REFERENCE_SETS`):
 ``2moons``
     JMLR 2008 Table 1 on the 2moons.mat file we hold: JMLR 2008 random splits (2 labeled, 198
     unlabeled), sigma = 0.5, C = C* = 10.
+``two_circles``
+    ICML 2006 Table 2 (2CIRCLES): one fixed realization of :func:`data_registry.two_circles`
+    (seed 0: 200 points, 100 per circle, radii 0.5 and 1, noise 0.05 -- the paper does not print
+    its geometry) and, as problem ``i``, the ``i``-th seeded random choice of 2 labeled points
+    (one per class, JMLR 2008 split protocol), 198 unlabeled; sigma = 0.5, C = C* = 10 as for
+    ``2moons`` (ICML 2006 Table 2 sweeps a grid around them, :mod:`harness.specs`).
 
 Each stored entry is keyed by ``split<i>/class<k>`` and carries the SHA-256 ``digest`` of the
 exact problem (training inputs in order, labeled labels, n_lab, the balance target k, kernel,
@@ -46,7 +52,7 @@ from typing import Callable
 
 import numpy as np
 
-from data_registry import Dataset, Split, jmlr2008_splits, load_dataset, two_moons
+from data_registry import Dataset, Split, jmlr2008_splits, load_dataset, two_circles, two_moons
 from solvers._balance import exact_r, n_positive
 from solvers._primal import kernel_newton
 
@@ -70,12 +76,22 @@ class ReferenceSet:
     n_default: int
     make: Callable[[int], tuple[Dataset, Split]]
     files: tuple[str, ...] = ()
+    synthetic: str = "data_registry.synthetic.two_moons"  # the generator, for sets without files
 
 
 def _two_moons(i: int):
     ds = two_moons(seed=i)
     # The realization is the split: its fixed labeled/unlabeled partition, numbered by the seed.
     return ds, dataclasses.replace(jmlr2008_splits(ds, n_splits=1, n_labeled=2)[0], index=i, seed=i)
+
+
+#: The realization behind the ``two_circles`` set: fixed data, only the labeled pair varies.
+TWO_CIRCLES_SEED = 0
+
+
+def _two_circles(i: int):
+    ds = two_circles(seed=TWO_CIRCLES_SEED, n=200)
+    return ds, jmlr2008_splits(ds, n_splits=i + 1, n_labeled=2)[i]
 
 
 def _file_split(name: str):
@@ -97,6 +113,10 @@ REFERENCE_SETS: dict[str, ReferenceSet] = {
     "2moons": ReferenceSet(
         "2moons", "2moons.mat, JMLR 2008 random splits (2 labeled, 198 unlabeled)", "JMLR 2008 Table 1",
         ProtocolSettings.for_dataset("2moons"), 10, _file_split("2moons"), ("2moons/2moons.mat",)),
+    "two_circles": ReferenceSet(
+        "two_circles", "two circles (data_registry.two_circles, seed 0, 200 points), seeded random pair of labeled "
+        "points (one per class), 198 unlabeled", "ICML 2006 Table 2",
+        ProtocolSettings(sigma=0.5, C=10.0), 10, _two_circles, synthetic="data_registry.synthetic.two_circles"),
 }
 
 
@@ -201,7 +221,7 @@ def _sort_key(key: str):
 
 def _data_checksums(ref: ReferenceSet) -> dict:
     if not ref.files:
-        return {"synthetic": "data_registry.synthetic.two_moons"}
+        return {"synthetic": ref.synthetic}
     from data_registry import registry
 
     reg = registry()

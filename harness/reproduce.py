@@ -16,6 +16,8 @@ Verdict of a cell: *within spread* when ``|ours - paper|`` is at most our split-
 standard deviation, or when the two agree at the paper's printed precision; otherwise *differs*
 by the printed difference. Times (unit ``s``) come from other hardware and are given as the
 ratio paper / ours, not judged. A table *matches* when every judged cell is within spread.
+Success counts (``aggregate="success_count"``, ICML 2006 Table 2) take as spread the binomial
+sd ``sqrt(k (n - k) / n)`` of k successes in n trials (0 when k is 0 or n: only equality).
 """
 
 from __future__ import annotations
@@ -107,6 +109,9 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
     else:
         base = ProtocolSettings.for_dataset(dataset)
     over = {**config.settings, **grid}
+    for k in ("sigma_factor", "C_factor"):  # a column's own scaling of the grid (specs.TableSpec.grid)
+        if k in config.settings and k in grid:
+            over[k] = config.settings[k] * grid[k]
     sigma = base.sigma * over.pop("sigma_factor", 1.0)
     C = base.C * over.pop("C_factor", 1.0)
     factor = over.pop("C_star_factor", None)
@@ -175,6 +180,8 @@ def _metric(row: dict, metric: str) -> float:
 def _target_cell(spec, row_label, config, suffix):
     if spec.layout == "metric_rows":
         return suffix, config.label
+    if spec.layout == "method_rows":
+        return f"{config.label} {suffix}".strip(), row_label
     return row_label, f"{config.label} {suffix}".strip()
 
 
@@ -252,6 +259,35 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
                                   float(np.mean(taus)) if taus else None,
                                   float(np.std(taus, ddof=1)) if len(taus) > 1 else None, len(taus), 0, note))
         return out
+    if spec.aggregate == "success_count":
+        # ICML 2006 Table 2: per (data set, config) and grid setting, the number of splits whose
+        # metric is exactly 0 (no unlabeled error); the best setting's count. n = its splits.
+        suffix, metric = spec.metrics[0]
+        n_grid = max(len(spec.grid), 1)
+        hits: dict = {}
+        for p, r in done:
+            k = hits.setdefault((p.row, p.config), {}).setdefault(p.grid, [0, 0])
+            k[0] += int(_metric(r, metric) == 0.0)
+            k[1] += 1
+        for row_label, _ in spec.rows:
+            for ci, config in enumerate(spec.configs):
+                r_lab, c_lab = _target_cell(spec, row_label, config, suffix)
+                pv, pt, pu = target(r_lab, c_lab)
+                g = hits.get((row_label, ci), {})
+                nf = sum(1 for p, _ in failed if p.row == row_label and p.config == ci)
+                note = skipped.get((row_label, ci), "")
+                val = sd = None
+                n = 0
+                if g:
+                    best = max(g.values(), key=lambda kn: (kn[0], kn[1]))
+                    val, n = float(best[0]), best[1]
+                    sd = math.sqrt(val * (n - val) / n)  # binomial sd of a count of n trials
+                    full = max(kn[1] for kn in g.values())
+                    incomplete = sum(1 for kn in g.values() if kn[1] < full) + n_grid - len(g)
+                    if incomplete:
+                        note = f"{n_grid - incomplete} of {n_grid} settings with all {full} splits"
+                out.append(ReportCell(r_lab, c_lab, pu or "count", pv, pt, val, sd, n, nf, note))
+        return out
     # relative_improvement / variance over the settings grid (JMLR 2008 Tables 9 and 10)
     suffix, metric = spec.metrics[0]
     n_grid = len(spec.grid)
@@ -291,6 +327,8 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
 def _fmt(x, unit):
     if x is None:
         return "--"
+    if unit == "count":
+        return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
     if unit in ("objective", "s"):
         return f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
     return f"{x:.2f}" if unit in ("rank", "correlation") else f"{x:.1f}"
@@ -344,10 +382,14 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
              f"{meta.get('splits')} (each cell gives its own count n); cells {meta.get('n_done')} done, {meta.get('n_failed')} failed, "
              f"{meta.get('n_cached')} from the cache; wall time {meta.get('seconds', 0):.0f} s"
              + (f"; rows with results: {', '.join(meta['rows_run']) or 'none'}" if spec.layout == "dataset_rows" else "")
+             + (f"; data sets with results: {', '.join(meta['rows_run']) or 'none'}"
+                if spec.layout == "method_rows" else "")
              + ".", "",
              f"**Verdict:** {table_verdict(cells)}", "",
-             "Each cell: ours mean ± split-to-split sd (n) [paper]; `~` within the spread, `≠` differs, "
-             "times as the ratio paper/ours.", ""]
+             ("Each cell: our number of successes at the best grid setting ± its binomial sd (trials) [paper]; "
+              "`~` within the spread, `≠` differs." if spec.aggregate == "success_count" else
+              "Each cell: ours mean ± split-to-split sd (n) [paper]; `~` within the spread, `≠` differs, "
+              "times as the ratio paper/ours."), ""]
     lines += ["| | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for r in rows:
         out = []

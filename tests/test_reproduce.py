@@ -112,6 +112,8 @@ def test_every_spec_cell_names_a_transcribed_value():
                         wanted |= {(row, config.label), ("Mean", config.label)}
                     elif spec.aggregate == "kendall":  # one value per row, over all configurations
                         wanted.add((row, suffix))
+                    elif spec.aggregate == "success_count":  # one count per (row, config), skipped or not
+                        wanted.add(_target_cell(spec, row, config, suffix))
                     else:
                         wanted.add((suffix, config.label))
         missing = {w for w in wanted if w not in targets and (key,) + w not in no_value}
@@ -203,3 +205,67 @@ def test_splits_limit_what_runs_and_the_report_reads_every_cached_split(data_env
     assert calls[2:] == [("coil3", 0)]
     assert cells["2moons"].n == 2 and cells["Coil3"].n == 1
     assert "splits with results: 2" in (tmp_path / "jmlr2008-table12.md").read_text()
+
+
+def test_success_count_is_the_best_settings_count_of_zero_error_splits():
+    from harness.reproduce import aggregate, build_cells
+    from harness.specs import TableSpec
+
+    spec = TableSpec("toy-success", "toy", (("2moons", "2moons"),), (Config("A", "svm"), Config("B", "da")),
+                     layout="method_rows", protocol="reference", n_splits=5, aggregate="success_count",
+                     grid=({"C_factor": 1.0}, {"C_factor": 10.0}, {"C_factor": 100.0}))
+    planned, _ = build_cells(spec)
+    assert len(planned) == 2 * 3 * 5
+    # errors per (config, grid) over the 5 splits: A succeeds 2, 4 and 3 times -> 4 (grid 1);
+    # B 1, 1 and 0 times, one of its grid-0 splits failed (not a success, not a trial) -> 1.
+    errors = {(0, 0): [0, 0, 0.1, 0.2, 0.3], (0, 1): [0, 0, 0, 0, 0.01], (0, 2): [0, 0.5, 0, 0, 0.2],
+              (1, 0): [0, 0.1, 0.1, 0.1, 0.1], (1, 1): [0.2, 0.2, 1e-12, 0, 0.2], (1, 2): [0.1] * 5}
+    rows = [{"status": "failed"} if (p.config, p.grid, p.cell.split) == (1, 0, 4) else
+            {"status": "done", "unlabeled_error": errors[(p.config, p.grid)][p.cell.split]} for p in planned]
+    targets = {("A", "2moons"): (4.0, "4", "count"), ("B", "2moons"): (6.0, "6", "count")}
+    a, b = aggregate(spec, planned, rows, {}, targets)
+    assert (a.row, a.column, a.unit) == ("A", "2moons", "count")
+    assert a.mean == 4.0 and a.n == 5 and a.std == pytest.approx(np.sqrt(4 * 1 / 5)) and a.paper == 4.0
+    assert a.verdict == "within spread"
+    assert b.mean == 1.0 and b.n == 5 and b.n_failed == 1 and b.verdict == "differs"  # 6 - 1 > sqrt(0.8)
+    # A skipped (row, config) pair keeps its reason and its transcribed value.
+    (a, b) = aggregate(spec, planned, [r if p.config == 0 else {"status": "failed"} for p, r in zip(planned, rows)],
+                       {("2moons", 1): "solver 'x' not registered"}, targets)
+    assert b.mean is None and b.paper == 6.0 and b.verdict == "solver 'x' not registered"
+
+
+def test_icml2006_table2_spec_matches_the_transcribed_targets_and_the_papers_grid():
+    from harness.reproduce import build_cells
+
+    spec = get_spec("icml2006-table2")
+    assert "icml2006-table2" not in UNSPECIFIED
+    targets = load_targets(spec.key)
+    cells = {_target_cell(spec, row, c, "") for row, _ in spec.rows for c in spec.configs}
+    assert cells == set(targets) and len(cells) == 10
+    assert {v[2] for v in targets.values()} == {"count"}
+    planned, skipped = build_cells(spec)
+    # JTSVM(l1) has no solver: skipped on both data sets, with the reason.
+    assert set(skipped) == {("2moons", 1), ("2circles", 1)} and all("not registered" in v for v in skipped.values())
+    assert len(planned) == 4 * 28 * 2 * 10
+    by = {}
+    for p in planned:
+        by.setdefault(spec.configs[p.config].label, set()).add((p.cell.settings["sigma"], p.cell.settings["C"],
+                                                                 p.cell.settings["C_star"]))
+    lam = (1e-4, 1e-3, 1e-2, 1e-1)
+    for label, kappa in (("JTSVM(l2)", 2), ("nabla-TSVM", 2), ("DA(l2)", 2), ("DA(l1)", 1)):
+        got = sorted(by[label])
+        want = sorted((0.5 * 2.0 ** k, 1 / (kappa * x * 2), 1 / (kappa * x * 198)) for x in lam for k in range(-3, 4))
+        assert np.allclose(got, want), label  # C = 1/(kappa lambda l), C* = lambda'/(kappa lambda u), lambda' = 1
+    assert {p.dataset for p in planned} == {"2moons", "two_circles"}
+
+
+def test_two_circles_reference_set_is_one_realization_with_a_random_labeled_pair_per_trial():
+    from harness.optima import get_reference_set
+
+    ref = get_reference_set("two_circles")
+    (ds0, s0), (ds1, s1) = ref.make(0), ref.make(1)
+    assert np.array_equal(ds0.X, ds1.X) and ds0.n_samples == 200  # fixed data, only the labeled pair varies
+    for ds, s in ((ds0, s0), (ds1, s1)):
+        assert sorted(ds.y[s.labeled]) == [0, 1] and s.unlabeled.size == 198
+    assert not np.array_equal(s0.labeled, s1.labeled)
+    assert np.array_equal(ref.make(1)[1].labeled, s1.labeled)  # deterministic
