@@ -122,10 +122,25 @@ def solver_source_hash(solver: str) -> str:
     cls = get_solver(solver)
     files = source_closure(cls.__module__)
     files.update(source_closure("harness.protocol"))
+    return _files_hash(files)
+
+
+def _files_hash(files: dict) -> str:
     h = hashlib.sha256()
     for name in sorted(files):
         h.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
     return h.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def reference_source_hash() -> str:
+    """SHA-256 over :mod:`harness.optima` and the project modules it imports.
+
+    A ``protocol="reference"`` cell gets its problem from a reference set there (the two-moons
+    realizations, the labeled pairs of ICML 2006 Table 2 ...), so a change to how a set is built
+    must rerun its cells too.
+    """
+    return _files_hash(source_closure("harness.optima"))
 
 
 @dataclass(frozen=True)
@@ -153,6 +168,8 @@ def cell_key(cell: Cell) -> str:
     payload = {"solver": cell.solver, "solver_sha256": solver_source_hash(cell.solver), "params": cell.params,
                "settings": cell.settings, "dataset": cell.dataset, "protocol": cell.protocol,
                "split": cell.split, "n_splits": cell.n_splits}
+    if cell.protocol == "reference":
+        payload["reference_sha256"] = reference_source_hash()
     blob = json.dumps(payload, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 

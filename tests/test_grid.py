@@ -80,6 +80,16 @@ def test_cell_key_depends_on_params_split_and_solver_source(tmp_path, monkeypatc
     assert a.key() != before
 
 
+def test_reference_cells_key_on_how_the_reference_set_is_built(monkeypatch):
+    # A reference-set cell's problem is built by harness.optima: editing it must rerun the cell;
+    # the cells of the ordinary split protocols do not depend on it.
+    assert "harness.optima" in grid.source_closure("harness.optima")
+    ref, plain = Cell("t", "two_moons", "svm", 0, protocol="reference"), Cell("t", "2moons", "svm", 0)
+    before = ref.key(), plain.key()
+    monkeypatch.setattr(grid, "reference_source_hash", lambda: "1" * 64)  # as if optima.py were edited
+    assert ref.key() != before[0] and plain.key() == before[1]
+
+
 def test_solver_hash_covers_the_modules_the_solver_imports(tmp_path, monkeypatch):
     # A solver package of our own: the estimator imports a helper module relatively.
     pkg = tmp_path / "hashpkg"
