@@ -269,3 +269,18 @@ def test_two_circles_reference_set_is_one_realization_with_a_random_labeled_pair
         assert sorted(ds.y[s.labeled]) == [0, 1] and s.unlabeled.size == 198
     assert not np.array_equal(s0.labeled, s1.labeled)
     assert np.array_equal(ref.make(1)[1].labeled, s1.labeled)  # deterministic
+
+
+def test_the_same_fit_is_one_cell_across_tables():
+    # JMLR 2008 Tables 3 (flat loss) and 8 (Newton) run the same fits: one cache key each.
+    from harness.reproduce import build_cells
+
+    def keys(table, label):
+        spec = get_spec(table)
+        ci = [c.label for c in spec.configs].index(label)
+        return {(p.dataset, p.cell.split): p.cell.key() for p in build_cells(spec)[0] if p.config == ci}
+
+    t3, t8 = keys("jmlr2008-table3", "Flat"), keys("jmlr2008-table8", "Newton")
+    assert t8 and all(t3[k] == v for k, v in t8.items())
+    t12, t8c = keys("jmlr2008-table12", "Annealing"), keys("jmlr2008-table8", "CCCP")
+    assert t8c and all(t12[k] == v for k, v in t8c.items())
