@@ -210,7 +210,7 @@ def _reproduce(args) -> int:
         out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, cache_dir=args.cache,
                         results=args.results,
                         reports_dir=args.reports, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                        time_limit=args.time_limit, progress=not args.no_progress)
+                        time_limit=args.time_limit, progress=not args.no_progress, run=not args.from_cache)
     except (ValueError, TypeError, ImportError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -309,6 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--splits", type=int, help="run at most the first N splits of each table (the report also "
                     "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
+    rp.add_argument("--from-cache", dest="from_cache", action="store_true",
+                    help="run nothing: write the reports from the cells already in the cache")
     rp.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
     rp.add_argument("--backend", choices=("loky", "dask", "sequential"), default="loky")
     rp.add_argument("--scheduler", help="dask scheduler address (tcp://host:port) for --backend dask")

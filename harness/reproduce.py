@@ -465,14 +465,15 @@ def _update_index(directory: Path, key: str, entry: dict) -> None:
 # ----------------------------------------------------------------------------- driver
 def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, cache_dir=None, results=None,
               reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
-              time_limit: float | None = 3600.0, progress: bool = True, echo=print) -> dict:
+              time_limit: float | None = 3600.0, progress: bool = True, run: bool = True, echo=print) -> dict:
     """Run what is missing for the tables ``keys`` and write their reports.
 
     ``datasets`` (names) restricts what is *run* to those rows, and ``n_splits`` to the first
     ``n_splits`` splits of the table's plan; every other cell of the plan is read from the cache
     when an earlier run computed it (and is "not run" otherwise), so a table can be filled in
     several passes -- e.g. all splits of the small rows and two of the heavy ones -- and each
-    report cell says how many splits stand behind it.
+    report cell says how many splits stand behind it. ``run=False`` runs nothing: the reports are
+    written from the cache alone (after an interrupted run, or a change to the report writer).
     Returns ``{key: [ReportCell, ...]}``.
     """
     from .results import environment_info
@@ -481,13 +482,19 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     cache_dir = Path(cache_dir or reports_dir.parent / "results" / "cache")
     results = Path(results or reports_dir / "runs.csv")
     specs = [get_spec(k) for k in keys]
+    if datasets is not None:
+        known = {d for spec in specs for _, d in spec.rows}
+        unknown = sorted(set(datasets) - known)
+        if unknown:
+            raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
+                             f"their data sets are {', '.join(sorted(known))}")
     out = {}
     for spec in specs:
         t0 = time.perf_counter()
         planned, skipped = build_cells(spec, quick=quick)
         run_splits = set(spec.split_indices(quick)[:n_splits] if n_splits else spec.split_indices(quick))
         run_now = [p for p in planned
-                   if (datasets is None or p.dataset in datasets) and p.cell.split in run_splits]
+                   if run and (datasets is None or p.dataset in datasets) and p.cell.split in run_splits]
         echo(f"{spec.key}: {len(run_now)} cells to run or read"
              + (f", {len(skipped)} (row, column) pairs skipped" if skipped else ""))
         got = run_cells([p.cell for p in run_now], cache_dir, n_jobs=n_jobs, backend=backend, scheduler=scheduler,

@@ -284,3 +284,20 @@ def test_the_same_fit_is_one_cell_across_tables():
     assert t8 and all(t3[k] == v for k, v in t8.items())
     t12, t8c = keys("jmlr2008-table12", "Annealing"), keys("jmlr2008-table8", "CCCP")
     assert t8c and all(t12[k] == v for k, v in t8c.items())
+
+
+def test_from_cache_runs_nothing_and_unknown_datasets_are_an_error(data_env, tmp_path, monkeypatch):
+    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=(("2moons", "2moons"),),
+                               configs=(Config("No annealing", "svm"),), n_splits=2)
+    monkeypatch.setitem(SPECS, "jmlr2008-table12", spec)
+    kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
+              backend="sequential", progress=False, echo=lambda *a: None)
+    calls = []
+    real = grid.execute_cell
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c.split), real(c, t))[1])
+    reproduce(["jmlr2008-table12"], n_splits=1, **kw)
+    (cell,) = reproduce(["jmlr2008-table12"], run=False, **kw)["jmlr2008-table12"]
+    assert calls == [0] and cell.n == 1  # split 1 was neither run nor invented
+    with pytest.raises(ValueError, match="not a row of jmlr2008-table12.*2moons"):
+        reproduce(["jmlr2008-table12"], datasets={"g50"}, **kw)
+    assert main(["reproduce", "jmlr2008-table12", "--datasets", "g50"]) == 2
