@@ -16,6 +16,8 @@ Verdict of a cell: *within spread* when ``|ours - paper|`` is at most our split-
 standard deviation, or when the two agree at the paper's printed precision; otherwise *differs*
 by the printed difference. Times (unit ``s``) come from other hardware and are given as the
 ratio paper / ours, not judged. A table *matches* when every judged cell is within spread.
+A cell resting on one split (or an aggregate without a spread) that does not agree at the
+printed precision is *not judged*: there is no spread to call the difference large or small.
 Success counts (``aggregate="success_count"``, ICML 2006 Table 2) take as spread the binomial
 sd ``sqrt(k (n - k) / n)`` of k successes in n trials (0 when k is 0 or n: only equality).
 """
@@ -35,6 +37,9 @@ import pandas as pd
 
 from .grid import Cell, ResultCache, run_cells, store_rows
 from .specs import SPECS, UNSPECIFIED, Config, TableSpec, get_spec
+
+#: Verdict of a cell with a single split (or no spread) that is not equal at the printed precision.
+NO_SPREAD = "one split, not judged"
 
 __all__ = ["ReportCell", "build_cells", "aggregate", "reproduce", "write_report", "write_index", "load_targets"]
 
@@ -84,6 +89,8 @@ class ReportCell:
         decimals = len(self.paper_text.split(".")[1]) if "." in self.paper_text else 0
         if d <= 0.5 * 10.0 ** -decimals + 1e-12 or (self.std is not None and self.n > 1 and d <= self.std):
             return "within spread"
+        if self.std is None or self.n < 2:
+            return NO_SPREAD  # one split: no spread to judge a difference against
         return "differs"
 
 
@@ -338,8 +345,14 @@ def table_verdict(cells: list[ReportCell]) -> str:
     """One line: matches / differs (how many, the largest difference) / incomplete."""
     judged = [c for c in cells if c.verdict in ("within spread", "differs")]
     missing = [c for c in cells if c.mean is None]
+    unjudged = [c for c in cells if c.verdict == NO_SPREAD]
     if not judged:
-        return "not run" if missing else "nothing to judge (times only)"
+        line = "not run" if missing and not unjudged else "nothing to judge (times only)"
+        if unjudged:
+            line = f"{len(unjudged)} cell(s) from one split, not judged"
+            if missing:
+                line += f"; {len(missing)} cell(s) not run"
+        return line
     bad = [c for c in judged if c.verdict == "differs"]
     if not bad:
         line = f"matches: {len(judged)} of {len(judged)} compared cells within the split-to-split spread"
@@ -348,6 +361,8 @@ def table_verdict(cells: list[ReportCell]) -> str:
         line = (f"differs: {len(bad)} of {len(judged)} compared cells outside the spread; largest "
                 f"{worst.row} / {worst.column}: {_fmt(worst.mean, worst.unit)} vs {worst.paper_text} "
                 f"({worst.diff:+.1f} {worst.unit})")
+    if unjudged:
+        line += f"; {len(unjudged)} cell(s) from one split, not judged"
     if missing:
         line += f"; {len(missing)} cell(s) not run"
     return line
@@ -389,6 +404,7 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
              ("Each cell: our number of successes at the best grid setting ± its binomial sd (trials) [paper]; "
               "`~` within the spread, `≠` differs." if spec.aggregate == "success_count" else
               "Each cell: ours mean ± split-to-split sd (n) [paper]; `~` within the spread, `≠` differs, "
+              "`?` one split (no spread: not judged), "
               "times as the ratio paper/ours."), ""]
     lines += ["| | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for r in rows:
@@ -401,7 +417,7 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
                 out.append(f"{c.note or 'not run'} [{c.paper_text or '-'}]")
             else:
                 sd = f" ± {_fmt(c.std, c.unit)}" if c.std is not None else ""
-                mark = {"within spread": " ~", "differs": " ≠"}.get(c.verdict, "")
+                mark = {"within spread": " ~", "differs": " ≠", NO_SPREAD: " ?"}.get(c.verdict, "")
                 extra = ""
                 if c.unit == "s" and c.paper:
                     extra = f" ({c.paper / c.mean:.0f}x)" if c.mean > 0 else ""
@@ -431,7 +447,8 @@ def write_index(directory=None) -> Path:
              "`runs.csv` (one row per cell: data set, solver, parameters, settings, split and its seed, "
              "results, package versions, git commit).", "",
              "Verdict: a cell is *within spread* when our mean is within our split-to-split standard deviation "
-             "of the paper's value (or equal at the paper's printed precision); times are not judged.", "",
+             "of the paper's value (or equal at the paper's printed precision); a cell from a single split "
+             "that is not equal has no spread and is not judged; times are not judged.", "",
              "| table | what | splits | verdict |", "|---|---|---|---|"]
     for key in sorted(set(SPECS) | set(UNSPECIFIED) | set(index), key=_table_order):
         if key in index:

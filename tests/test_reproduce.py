@@ -67,7 +67,11 @@ def test_cell_and_table_verdicts():
     assert _cell(6.5, 0.2, "6.0").verdict == "differs"
     assert _cell(6.04, 0.0, "6.0").verdict == "within spread"         # equal at the printed precision
     assert _cell(6.06, 0.0, "6.0").verdict == "differs"
-    assert _cell(6.5, None, "6.0", n=1).verdict == "differs"          # no spread from one split
+    assert _cell(6.5, None, "6.0", n=1).verdict == "one split, not judged"  # no spread to judge by
+    assert _cell(6.04, None, "6.0", n=1).verdict == "within spread"   # equality needs no spread
+    one = table_verdict([_cell(6.5, 0.8, "6.0"), _cell(9.0, None, "6.0", n=1)])
+    assert one.startswith("matches: 1 of 1") and "1 cell(s) from one split, not judged" in one
+    assert table_verdict([_cell(9.0, None, "6.0", n=1)]) == "1 cell(s) from one split, not judged"
     assert _cell(1.0, 0.1, "15", unit="s").verdict == "time (not judged)"
     missing = ReportCell("r", "c", "%", 5.0, "5.0", None, None, 0, 0, "solver 'x' not registered")
     assert missing.verdict == "solver 'x' not registered"
