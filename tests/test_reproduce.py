@@ -155,20 +155,31 @@ def test_cli_reproduce_list_and_errors(capsys):
     assert main(["reproduce"]) == 2
 
 
-def test_datasets_filter_runs_only_those_rows_and_reads_the_rest_from_the_cache(data_env, tmp_path, monkeypatch):
-    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=(("Coil3", "coil3"), ("2moons", "2moons")),
-                               configs=(Config("No annealing", "svm"),), quick_splits=1)
+def _toy_table12(monkeypatch, tmp_path, rows, **spec_kw):
+    """JMLR 2008 Table 12 cut down to ``rows`` and one cheap column, run sequentially in ``tmp_path``.
+
+    Returns the keyword arguments for :func:`reproduce` and the list of (data set, split) of the
+    cells that were actually run (not read from the cache).
+    """
+    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=rows, configs=(Config("No annealing", "svm"),),
+                               **spec_kw)
     monkeypatch.setitem(SPECS, "jmlr2008-table12", spec)
-    kw = dict(quick=True, reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
+    kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
               backend="sequential", progress=False, echo=lambda *a: None)
     calls = []
     real = grid.execute_cell
-    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c.dataset), real(c, t))[1])
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append((c.dataset, c.split)), real(c, t))[1])
+    return kw, calls
+
+
+def test_datasets_filter_runs_only_those_rows_and_reads_the_rest_from_the_cache(data_env, tmp_path, monkeypatch):
+    kw, calls = _toy_table12(monkeypatch, tmp_path, (("Coil3", "coil3"), ("2moons", "2moons")), quick_splits=1)
+    kw["quick"] = True
     first = {c.row: c for c in reproduce(["jmlr2008-table12"], datasets={"2moons"}, **kw)["jmlr2008-table12"]}
-    assert calls == ["2moons"] and first["2moons"].n == 1 and first["Coil3"].mean is None
+    assert calls == [("2moons", 0)] and first["2moons"].n == 1 and first["Coil3"].mean is None
     assert "rows with results: 2moons." in (tmp_path / "jmlr2008-table12.md").read_text()
     second = {c.row: c for c in reproduce(["jmlr2008-table12"], datasets={"coil3"}, **kw)["jmlr2008-table12"]}
-    assert calls == ["2moons", "coil3"]  # 2moons came from the cache
+    assert calls == [("2moons", 0), ("coil3", 0)]  # 2moons came from the cache
     assert second["2moons"].mean == first["2moons"].mean and second["Coil3"].n == 1
     assert "rows with results: Coil3, 2moons." in (tmp_path / "jmlr2008-table12.md").read_text()
 
@@ -195,14 +206,7 @@ def test_kendall_aggregate_is_per_split_tau_averaged():
 def test_splits_limit_what_runs_and_the_report_reads_every_cached_split(data_env, tmp_path, monkeypatch):
     # A table filled in two passes: 2 splits of one row, then 1 split of the other; the report
     # then holds 2 and 1 splits, each cell with its own n, and nothing is run twice.
-    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=(("Coil3", "coil3"), ("2moons", "2moons")),
-                               configs=(Config("No annealing", "svm"),), n_splits=3)
-    monkeypatch.setitem(SPECS, "jmlr2008-table12", spec)
-    kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
-              backend="sequential", progress=False, echo=lambda *a: None)
-    calls = []
-    real = grid.execute_cell
-    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append((c.dataset, c.split)), real(c, t))[1])
+    kw, calls = _toy_table12(monkeypatch, tmp_path, (("Coil3", "coil3"), ("2moons", "2moons")), n_splits=3)
     reproduce(["jmlr2008-table12"], datasets={"2moons"}, n_splits=2, **kw)
     assert calls == [("2moons", 0), ("2moons", 1)]
     cells = {c.row: c for c in reproduce(["jmlr2008-table12"], datasets={"coil3"}, n_splits=1, **kw)["jmlr2008-table12"]}
@@ -291,17 +295,10 @@ def test_the_same_fit_is_one_cell_across_tables():
 
 
 def test_from_cache_runs_nothing_and_unknown_datasets_are_an_error(data_env, tmp_path, monkeypatch):
-    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=(("2moons", "2moons"),),
-                               configs=(Config("No annealing", "svm"),), n_splits=2)
-    monkeypatch.setitem(SPECS, "jmlr2008-table12", spec)
-    kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
-              backend="sequential", progress=False, echo=lambda *a: None)
-    calls = []
-    real = grid.execute_cell
-    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c.split), real(c, t))[1])
+    kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), n_splits=2)
     reproduce(["jmlr2008-table12"], n_splits=1, **kw)
     (cell,) = reproduce(["jmlr2008-table12"], run=False, **kw)["jmlr2008-table12"]
-    assert calls == [0] and cell.n == 1  # split 1 was neither run nor invented
+    assert calls == [("2moons", 0)] and cell.n == 1  # split 1 was neither run nor invented
     with pytest.raises(ValueError, match="not a row of jmlr2008-table12.*2moons"):
         reproduce(["jmlr2008-table12"], datasets={"g50"}, **kw)
     assert main(["reproduce", "jmlr2008-table12", "--datasets", "g50"]) == 2
