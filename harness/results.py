@@ -7,6 +7,7 @@ folder and renaming it over the old one, so an interrupted write never leaves a 
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import subprocess
@@ -78,17 +79,40 @@ def append_rows(path, rows: list[dict]) -> pd.DataFrame:
     return new
 
 
-def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
-    """Like :func:`append_rows`, but first drop stored rows with the same ``cell_key`` and ``experiment``.
+#: What a row is a result *of*, whatever code version produced it.
+_IDENTITY = ["experiment", "dataset", "protocol", "split", "solver", "params", "kernel", "sigma", "C", "C_star",
+             "r_mode"]
 
-    Rerunning a table then leaves one row per cell (the newest) instead of one per invocation.
+
+def _identity(table: pd.DataFrame) -> list[tuple]:
+    def norm(v):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return ""
+        try:
+            return repr(float(v))
+        except (TypeError, ValueError):
+            return str(v)
+
+    return [tuple(norm(v) for v in row) for row in table[_IDENTITY].itertuples(index=False)]
+
+
+def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
+    """Like :func:`append_rows`, but first drop the stored rows the new ones supersede.
+
+    A stored row is superseded by a new row of the same cell (``cell_key`` and ``experiment``) or
+    of the same experiment, data set, split, solver, parameters and settings run by other code
+    (an older ``cell_key``): the table keeps the newest result of each cell, with the commit that
+    produced it, and earlier code versions' results stay in the git history, not in the table.
     """
     path = Path(path)
     new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
     old = read_results(path)
     if not old.empty and "cell_key" in old:
         done = set(zip(new["cell_key"], new["experiment"]))
-        old = old[[pair not in done for pair in zip(old["cell_key"], old["experiment"])]]
+        same = set(_identity(new))
+        keep = [pair not in done and ident not in same
+                for pair, ident in zip(zip(old["cell_key"], old["experiment"]), _identity(old))]
+        old = old[keep]
     _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
     return new
 

@@ -132,3 +132,22 @@ def test_dask_backend_matches_the_default_backend(data_env, tmp_path):
     pd.testing.assert_frame_equal(_table(ref), _table(rows))
     with pytest.raises(ValueError, match="scheduler"):
         run_cells(cells, tmp_path / "c", backend="dask", progress=False)
+
+
+def test_results_table_keeps_the_newest_row_of_each_cell(tmp_path):
+    # A rerun of the same cell (same key) or of the same cell under other code (another key)
+    # replaces the stored row; other cells and other experiments are kept.
+    from harness.results import read_results, replace_rows
+
+    def row(key, split=0, experiment="t", err=0.1):
+        return {"experiment": experiment, "dataset": "2moons", "protocol": "jmlr2008", "split": split,
+                "solver": "svm", "params": {"C": 1.0}, "kernel": "rbf", "sigma": 0.5, "C": 10.0, "C_star": 10.0,
+                "r_mode": "exact", "unlabeled_error": err, "status": "done", "cell_key": key}
+
+    path = tmp_path / "runs.csv"
+    replace_rows(path, [row("a"), row("b", split=1), row("a", experiment="u")])
+    replace_rows(path, [row("a", err=0.2)])            # same key: rerun
+    replace_rows(path, [row("c", split=1, err=0.3)])   # same cell, other code: new key
+    table = read_results(path)
+    got = sorted(zip(table["experiment"], table["split"], table["cell_key"], table["unlabeled_error"]))
+    assert got == [("t", 0, "a", 0.2), ("t", 1, "c", 0.3), ("u", 0, "a", 0.1)]
