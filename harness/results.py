@@ -39,7 +39,12 @@ def environment_info() -> tuple[str, str]:
         here = Path(__file__).resolve().parent
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
                                 timeout=10).stdout.strip() or "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+        # Only code counts: the reports and figures this run (or an earlier table of it) writes
+        # would otherwise mark every report after the first as "+dirty".
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True,
+                             timeout=10).stdout.strip() or str(here)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)reports", ":(exclude)figures"], cwd=top,
                                capture_output=True, text=True, timeout=10).stdout.strip()
         if commit != "unknown" and dirty:
             commit += "+dirty"
