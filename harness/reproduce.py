@@ -133,6 +133,8 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
 def _skip_reason(spec: TableSpec, dataset: str, config: Config) -> str | None:
     from solvers import REGISTRY
 
+    if dataset in spec.unavailable:
+        return spec.unavailable[dataset]
     if config.solver not in REGISTRY and ":" not in config.solver:
         return f"solver {config.solver!r} not registered"
     if spec.protocol == "reference":
@@ -168,13 +170,16 @@ def build_cells(spec: TableSpec, quick: bool = False, n_splits: int | None = Non
                 settings = _resolve_settings(spec, dataset, config, g)
                 for s in splits:
                     cell = Cell(spec.key, dataset, config.solver, s, spec.protocol, spec.n_splits,
-                                config.params_for(dataset), settings)
+                                config.params_for(dataset), settings, dict(spec.split_kwargs))
                     planned.append(_Planned(cell, row, dataset, ci, gi))
     return planned, skipped
 
 
 # ----------------------------------------------------------------------------- aggregation
 def _metric(row: dict, metric: str) -> float:
+    if metric.endswith("_rate"):  # the error as a fraction (SIGIR 2006 Table 9 prints fractions)
+        v = row.get(metric[: -len("_rate")])
+        return float("nan") if v is None else float(v)
     if metric == "seconds_per_binary":
         n = row.get("n_binary") or 1
         return float(row["fit_seconds"]) / float(n)
@@ -338,6 +343,8 @@ def _fmt(x, unit):
         return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
     if unit in ("objective", "s"):
         return f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
+    if unit == "fraction":
+        return f"{x:.4f}"
     return f"{x:.2f}" if unit in ("rank", "correlation") else f"{x:.1f}"
 
 
@@ -407,6 +414,8 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
               "`?` one split (no spread: not judged), "
               "times as the ratio paper/ours."), ""]
     lines += ["| | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    # A long reason (a skipped row) is written once under the table, not in each of its cells.
+    footnotes: dict[str, int] = {}
     for r in rows:
         out = []
         for col in cols:
@@ -414,7 +423,10 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
             if c is None:
                 out.append("")
             elif c.mean is None:
-                out.append(f"{c.note or 'not run'} [{c.paper_text or '-'}]")
+                note = c.note or "not run"
+                if len(note) > 60:
+                    note = f"skipped ({footnotes.setdefault(note, len(footnotes) + 1)})"
+                out.append(f"{note} [{c.paper_text or '-'}]")
             else:
                 sd = f" ± {_fmt(c.std, c.unit)}" if c.std is not None else ""
                 mark = {"within spread": " ~", "differs": " ≠", NO_SPREAD: " ?"}.get(c.verdict, "")
@@ -424,6 +436,8 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
                 fail = f", {c.n_failed} failed" if c.n_failed else ""
                 out.append(f"{_fmt(c.mean, c.unit)}{sd} ({c.n}{fail}) [{c.paper_text or '-'}]{mark}{extra}")
         lines.append(f"| {r} | " + " | ".join(out) + " |")
+    if footnotes:
+        lines += [""] + [f"({k}) {note}" + ("" if k == len(footnotes) else "  ") for note, k in footnotes.items()]
     lines += ["", "## Protocol and choices", ""] + [f"- {n}" for n in spec.notes]
     errors = meta.get("errors") or []
     if errors:

@@ -302,3 +302,39 @@ def test_from_cache_runs_nothing_and_unknown_datasets_are_an_error(data_env, tmp
     with pytest.raises(ValueError, match="not a row of jmlr2008-table12.*2moons"):
         reproduce(["jmlr2008-table12"], datasets={"g50"}, **kw)
     assert main(["reproduce", "jmlr2008-table12", "--datasets", "g50"]) == 2
+
+
+def test_split_kwargs_enter_the_cell_key_only_when_set():
+    # Cells of every earlier table must keep their cached results: a cell without split
+    # arguments hashes exactly the payload it hashed before the field existed.
+    import hashlib
+
+    cell = grid.Cell("t", "g50c", "svm", 3, "jmlr2008", 10, {}, {"C": 19.0, "sigma": 38.0})
+    payload = {"solver": "svm", "solver_sha256": grid.solver_source_hash("svm"), "params": {},
+               "settings": {"C": 19.0, "sigma": 38.0}, "dataset": "g50c", "protocol": "jmlr2008", "split": 3,
+               "n_splits": 10}
+    old = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
+    assert cell.key() == old
+    a = dataclasses.replace(cell, protocol="sigir2006", split_kwargs={"n_labeled": 45})
+    b = dataclasses.replace(a, split_kwargs={"n_labeled": 90})
+    assert len({cell.key(), a.key(), b.key()}) == 3
+
+
+def test_sigir2006_table9_runs_pcmac_at_45_labels_and_footnotes_the_skipped_rows(data_env, tmp_path):
+    from data_registry import load_dataset, sigir2006_splits
+
+    kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
+              backend="sequential", progress=False, echo=lambda *a: None)
+    cells = {(c.row, c.column): c for c in reproduce(["sigir2006-table9"], **kw)["sigir2006-table9"]}
+    for method in ("SVM-light", "S=1", "S=max", "MFA"):
+        err, secs = cells[("pcmac", f"{method} error rate")], cells[("pcmac", f"{method} time")]
+        assert err.n == 1 and 0.0 <= err.mean < 0.5 and err.unit == "fraction"  # a fraction, as the paper prints
+        assert secs.mean > 0 and secs.unit == "s"
+        for row in ("ccat", "33-vs-36"):
+            assert cells[(row, f"{method} time")].mean is None and cells[(row, f"{method} time")].note
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    split = sigir2006_splits(load_dataset("text"), n_labeled=45, n_splits=1)[0]
+    assert set(runs["split_seed"]) == {split.seed} and set(runs["protocol"]) == {"sigir2006"}
+    assert np.allclose(runs["C"], 1 / (2 * 0.001 * 45)) and np.allclose(runs["C_star"], 1 / (2 * 0.001 * 1415))
+    md = (tmp_path / "sigir2006-table9.md").read_text()
+    assert md.count("proprietary Yahoo") == 1 and "| 33-vs-36 | skipped (2) [48390]" in md
