@@ -143,6 +143,12 @@ def reference_source_hash() -> str:
     return _files_hash(source_closure("harness.optima"))
 
 
+@lru_cache(maxsize=None)
+def pairwise_source_hash() -> str:
+    """SHA-256 over :mod:`harness.pairwise` (how the pairwise problems are built and averaged)."""
+    return _files_hash(source_closure("harness.pairwise"))
+
+
 @dataclass(frozen=True)
 class Cell:
     """One protocol run. ``settings`` holds :class:`ProtocolSettings` fields as a plain dict."""
@@ -173,6 +179,8 @@ def cell_key(cell: Cell) -> str:
                "split": cell.split, "n_splits": cell.n_splits}
     if cell.protocol == "reference":
         payload["reference_sha256"] = reference_source_hash()
+    if cell.protocol == "jmlr2008-pairwise":
+        payload["pairwise_sha256"] = pairwise_source_hash()
     if cell.split_kwargs:  # only then: the keys of every earlier cell stay what they were
         payload["split_kwargs"] = cell.split_kwargs
     blob = json.dumps(payload, sort_keys=True, default=str).encode()
@@ -211,21 +219,34 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
     t0 = time.perf_counter()
     try:
         with _alarm(time_limit):
-            if cell.protocol == "reference":
-                # A reference set of harness.optima (e.g. the two-moons realizations): problem
-                # ``split`` of the set, under the set's settings unless the cell overrides them.
-                from .optima import get_reference_set
+            if cell.protocol == "jmlr2008-pairwise":
+                # JMLR 2008 Table 14: every pair of classes of the split (harness.pairwise).
+                from .pairwise import parent_name, run_pairwise
 
-                ref = get_reference_set(cell.dataset)
-                ds, split = ref.make(cell.split)
-                settings = dataclasses.replace(ref.settings, **cell.settings)
+                settings = ProtocolSettings.for_dataset(parent_name(cell.dataset), **cell.settings)
+                row |= {"kernel": settings.kernel, "sigma": settings.sigma, "C": settings.C,
+                        "C_star": settings.c_star, "r_mode": settings.r_mode}
+                res, info = run_pairwise(get_solver(cell.solver), dict(cell.params), cell.dataset, cell.split,
+                                         cell.n_splits, settings)
+                row["split_seed"] = info["split_seed"]
+                n_binary = info["pairs"]
             else:
-                ds = load_dataset(cell.dataset)
-                settings = ProtocolSettings.for_dataset(ds.name, **cell.settings)
-                split = make_splits(ds, cell.protocol, n_splits=cell.n_splits, **cell.split_kwargs)[cell.split]
-            row |= {"split_seed": split.seed, "kernel": settings.kernel, "sigma": settings.sigma, "C": settings.C,
-                    "C_star": settings.c_star, "r_mode": settings.r_mode}
-            res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
+                if cell.protocol == "reference":
+                    # A reference set of harness.optima (e.g. the two-moons realizations): problem
+                    # ``split`` of the set, under the set's settings unless the cell overrides them.
+                    from .optima import get_reference_set
+
+                    ref = get_reference_set(cell.dataset)
+                    ds, split = ref.make(cell.split)
+                    settings = dataclasses.replace(ref.settings, **cell.settings)
+                else:
+                    ds = load_dataset(cell.dataset)
+                    settings = ProtocolSettings.for_dataset(ds.name, **cell.settings)
+                    split = make_splits(ds, cell.protocol, n_splits=cell.n_splits, **cell.split_kwargs)[cell.split]
+                row |= {"split_seed": split.seed, "kernel": settings.kernel, "sigma": settings.sigma,
+                        "C": settings.C, "C_star": settings.c_star, "r_mode": settings.r_mode}
+                res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
+                n_binary = len(res.binary)
     except CellTimeout as exc:
         row |= {"status": "timeout", "error": str(exc), "fit_seconds": time.perf_counter() - t0}
     except Exception as exc:  # recorded with its traceback; the other cells are unaffected
@@ -233,7 +254,7 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
                 "fit_seconds": time.perf_counter() - t0}
     else:
         row |= {"objective": res.objective, "unlabeled_error": res.unlabeled_error, "test_error": res.test_error,
-                "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "n_binary": len(res.binary),
+                "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "n_binary": n_binary,
                 "status": "done"}
     # Stamped where the cell runs, so a row read back from the cache keeps the code it came from.
     from .results import environment_info

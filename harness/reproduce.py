@@ -24,6 +24,7 @@ sd ``sqrt(k (n - k) / n)`` of k successes in n trials (0 when k is 0 or n: only 
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .grid import Cell, ResultCache, run_cells, store_rows
-from .specs import SPECS, UNSPECIFIED, Config, TableSpec, get_spec
+from .specs import EXTERNAL, SPECS, UNSPECIFIED, Config, TableSpec, get_spec
 
 #: Verdict of a cell with a single split (or no spread) that is not equal at the printed precision.
 NO_SPREAD = "one split, not judged"
@@ -114,7 +115,9 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
 
         base = get_reference_set(dataset).settings
     else:
-        base = ProtocolSettings.for_dataset(dataset)
+        from .pairwise import parent_name
+
+        base = ProtocolSettings.for_dataset(parent_name(dataset))  # Uspst2 takes Uspst's sigma and C
     over = {**config.settings, **grid}
     for k in ("sigma_factor", "C_factor"):  # a column's own scaling of the grid (specs.TableSpec.grid)
         if k in config.settings and k in grid:
@@ -141,7 +144,9 @@ def _skip_reason(spec: TableSpec, dataset: str, config: Config) -> str | None:
         return None
     from data_registry import get_spec as data_spec
 
-    ds = data_spec(dataset)
+    from .pairwise import parent_name
+
+    ds = data_spec(parent_name(dataset))
     if ds.network_only and not ds.cached():
         return "network-only data set, not fetched (run `s3vm-bench data fetch` on a networked machine)"
     return None
@@ -464,13 +469,14 @@ def write_index(directory=None) -> Path:
              "of the paper's value (or equal at the paper's printed precision); a cell from a single split "
              "that is not equal has no spread and is not judged; times are not judged.", "",
              "| table | what | splits | verdict |", "|---|---|---|---|"]
-    for key in sorted(set(SPECS) | set(UNSPECIFIED) | set(index), key=_table_order):
+    for key in sorted(set(SPECS) | set(EXTERNAL) | set(UNSPECIFIED) | set(index), key=_table_order):
         if key in index:
             e = index[key]
             q = " (quick)" if e.get("quick") else ""
             lines.append(f"| [{key}]({key}.md) | {e['title']} | {e['splits']}{q} | {e['verdict']} |")
-        elif key in SPECS:
-            lines.append(f"| {key} | {SPECS[key].title} | -- | not run yet |")
+        elif key in SPECS or key in EXTERNAL:
+            title = SPECS[key].title if key in SPECS else EXTERNAL[key][0]
+            lines.append(f"| {key} | {title} | -- | not run yet |")
         else:
             lines.append(f"| {key} | -- | -- | no spec: {UNSPECIFIED[key]} |")
     extra = sorted(p.name for p in directory.glob("*.md") if p.name != "README.md" and p.stem not in index)
@@ -512,14 +518,31 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     reports_dir = Path(reports_dir or REPORTS_DIR)
     cache_dir = Path(cache_dir or reports_dir.parent / "results" / "cache")
     results = Path(results or reports_dir / "runs.csv")
-    specs = [get_spec(k) for k in keys]
+    external = [k for k in keys if k in EXTERNAL]
+    specs = [get_spec(k) for k in keys if k not in EXTERNAL]
     if datasets is not None:
         known = {d for spec in specs for _, d in spec.rows}
+        for k in external:
+            known |= set(importlib.import_module(EXTERNAL[k][1]).catalog_names())
         unknown = sorted(set(datasets) - known)
         if unknown:
             raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
                              f"their data sets are {', '.join(sorted(known))}")
     out = {}
+    for key in external:
+        mod = importlib.import_module(EXTERNAL[key][1])
+        names = None if datasets is None else [d for d in datasets if d in set(mod.catalog_names())]
+        if names == []:
+            continue
+        jobs = n_jobs if n_jobs > 0 else (os.cpu_count() or 1)
+        cells, meta = mod.reproduce_table(quick=quick, n_splits=n_splits, datasets=names, n_jobs=jobs,
+                                          reports_dir=reports_dir, run=run, echo=echo)
+        _, commit = environment_info()
+        verdict = table_verdict(cells)
+        _update_index(reports_dir, key, {"title": EXTERNAL[key][0], "splits": meta["splits"], "quick": quick,
+                                         "verdict": verdict, "seconds": round(meta["seconds"], 1), "commit": commit})
+        echo(f"{key}: {verdict} ({meta['seconds']:.0f} s) -> {reports_dir / (key + '.md')}")
+        out[key] = cells
     for spec in specs:
         t0 = time.perf_counter()
         planned, skipped = build_cells(spec, quick=quick)
