@@ -194,15 +194,17 @@ def _reproduce(args) -> int:
     from data_registry import DataFetchError
 
     from .reproduce import reproduce
-    from .specs import SPECS, UNSPECIFIED
+    from .specs import EXTERNAL, SPECS, UNSPECIFIED
 
     if args.list:
         for key, spec in SPECS.items():
             print(f"{key:18} {spec.title}")
+        for key, (title, _) in EXTERNAL.items():
+            print(f"{key:18} {title}")
         for key, why in UNSPECIFIED.items():
             print(f"{key:18} (no spec: {why})")
         return 0
-    keys = list(SPECS) if args.all else args.tables
+    keys = list(SPECS) + list(EXTERNAL) if args.all else args.tables
     if not keys:
         print("name at least one table (see --list), or --all", file=sys.stderr)
         return 2
@@ -303,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("reproduce", help="regenerate paper tables beside the published values")
     rp.add_argument("tables", nargs="*", metavar="TABLE", help="e.g. jmlr2008-table8 (see --list)")
-    rp.add_argument("--all", action="store_true", help="every table with a spec")
+    rp.add_argument("--all", action="store_true", help="every table with a spec (and ICML 2013 Table 2)")
     rp.add_argument("--list", action="store_true", help="list the tables and exit")
     rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count): a smoke run")
     rp.add_argument("--splits", type=int, help="run at most the first N splits of each table (the report also "

@@ -34,8 +34,13 @@ annealing steps, measured in the same process one after the other. Each stored l
 (lines without it predate the field), and the report gives the time ratio per code version, so
 timings of different implementations are never pooled.
 
-Results go to a JSON-lines file, one line per (data set, split); lines already there are not
-recomputed, so an interrupted run resumes. Usage::
+Results go to a JSON-lines file (``reports/icml2013/cells.jsonl``), one line per (data set,
+split); lines already there are not recomputed, so an interrupted run resumes. The table is one
+of ``s3vm-bench reproduce``'s (``s3vm-bench reproduce icml2013-table2 [--quick] [--splits N]
+[--datasets dna ...]``): its cells are not grid cells of :mod:`harness.grid` because one cell
+runs every method over the whole model-selection grid and times the path against S3VM-light in
+the same process. The paper's values come from ``reports/targets/icml2013-table2.csv``.
+``scripts/icml2013_table2.py`` is the same runner with its own options::
 
     python scripts/icml2013_table2.py --out reports/icml2013/cells.jsonl [--datasets D1 D5] [--splits 10] [--jobs 2]
     python scripts/icml2013_table2.py --out reports/icml2013/cells.jsonl --report reports/icml2013-table2.md
@@ -53,29 +58,11 @@ from pathlib import Path
 
 import numpy as np
 
-#: ICML 2013 Table 2: data set -> method -> ((unl mean, sd), (test mean, sd)), errors in %.
-PAPER = {
-    "D1": {"svm": ((8.13, 1.35), (7.62, 0.79)), "light": ((10.08, 1.29), (7.12, 0.69)),
-           "cccp": ((6.41, 0.44), (5.95, 0.70)), "path": ((6.09, 0.75), (5.90, 0.42))},
-    "D2": {"svm": ((12.44, 0.39), (12.58, 0.50)), "light": ((13.68, 0.63), (13.06, 0.58)),
-           "cccp": ((13.35, 1.13), (12.83, 1.23)), "path": ((12.31, 0.48), (11.44, 0.41))},
-    "D3": {"svm": ((20.20, 1.21), (20.74, 1.22)), "light": ((11.41, 0.62), (10.30, 0.75)),
-           "cccp": ((11.46, 0.84), (10.93, 0.67)), "path": ((10.85, 1.11), (12.19, 1.15))},
-    "D4": {"svm": ((34.81, 0.50), (35.16, 0.27)), "light": ((22.12, 2.21), (29.48, 1.18)),
-           "cccp": ((32.82, 0.53), (35.36, 1.83)), "path": ((32.54, 0.66), (33.42, 0.44))},
-    "D5": {"svm": ((21.33, 2.60), (19.81, 2.40)), "light": ((15.76, 2.17), (13.96, 1.69)),
-           "cccp": ((15.32, 1.94), (12.26, 2.21)), "path": ((12.53, 1.34), (10.14, 1.35))},
-    "D6": {"svm": ((4.87, 0.35), (4.97, 0.29)), "light": ((7.10, 1.11), (4.83, 0.45)),
-           "cccp": ((5.61, 0.88), (5.81, 0.98)), "path": ((3.75, 0.30), (4.44, 0.45))},
-    "D7": {"svm": ((15.72, 1.42), (15.92, 1.42)), "light": ((12.75, 1.25), (12.48, 1.23)),
-           "cccp": ((12.07, 1.46), (12.22, 1.43)), "path": ((10.29, 0.81), (11.53, 1.52))},
-    "D8": {"svm": ((35.85, 2.08), (36.55, 2.07)), "light": ((28.51, 1.10), (28.09, 0.90)),
-           "cccp": ((29.11, 1.08), (28.28, 1.01)), "path": ((29.00, 0.98), (25.34, 1.16))},
-    "D9": {"svm": ((48.52, 1.68), (47.26, 1.91)), "light": ((48.07, 1.23), (46.67, 1.49)),
-           "cccp": ((48.81, 1.02), (47.93, 1.13)), "path": ((49.93, 1.01), (41.78, 2.91))},
-    "D10": {"svm": ((32.44, 1.72), (30.97, 1.93)), "light": ((31.58, 0.83), (29.92, 1.14)),
-            "cccp": ((36.34, 2.43), (34.58, 2.40)), "path": ((32.93, 1.48), (25.74, 1.77))},
-}
+#: Column labels of the methods in reports/targets/icml2013-table2.csv (the paper's values).
+METHOD_LABELS = {"svm": "SVM", "light": "S3VM-light", "cccp": "CCCP", "path": "S3VM-path"}
+KEY = "icml2013-table2"
+TITLE = "SVM, S3VM-light, CCCP and S3VM-path: unlabeled and test error (%) with model selection"
+CELLS_FILE = Path(__file__).resolve().parent.parent / "reports" / "icml2013" / "cells.jsonl"
 
 #: Paper ID -> (catalog name, paper's name and size, note on the stand-in).
 DATASETS = {
@@ -93,6 +80,11 @@ DATASETS = {
 METHODS = ("svm", "light", "cccp", "path")
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
 GAMMA_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def catalog_names() -> list[str]:
+    """The catalog names of the table's data sets (what ``reproduce --datasets`` takes)."""
+    return [v[0] for v in DATASETS.values()]
 
 
 def load_binary(name):
@@ -219,9 +211,15 @@ def path_code() -> str:
 
 
 def _worker(pid, index):
+    from threadpoolctl import threadpool_limits
+
     t0 = time.perf_counter()
     try:
-        res = run_split(pid, index)
+        # One BLAS thread per cell: the path and S3VM-light are timed under the same limit, and
+        # on a shared 2-core machine two OpenBLAS threads spinning against other processes made
+        # a cell 16x slower (D5 split 0: 49.8 s against 3.0 s with one thread, load 5).
+        with threadpool_limits(limits=1):
+            res = run_split(pid, index)
         res["seconds"] = time.perf_counter() - t0
         return res
     except Exception:  # recorded, never written as a result
@@ -239,11 +237,43 @@ def load_cells(path):
     return cells
 
 
+def _column(m: str, j: int) -> str:
+    return f"{METHOD_LABELS[m]} {('unlabeled', 'test')[j]}"
+
+
+def report_cells(cells) -> list:
+    """:class:`harness.reproduce.ReportCell` per (data set, method, unlabeled/test) beside the targets.
+
+    Mean and sample sd (in %) over the stored splits of each data set; the verdict rule is
+    :mod:`harness.reproduce`'s (within our split-to-split sd of the paper's value).
+    """
+    from .reproduce import ReportCell, load_targets
+
+    targets = load_targets(KEY)
+    out = []
+    for pid in DATASETS:
+        recs = [c for (p, _), c in sorted(cells.items()) if p == pid]
+        for m in METHODS:
+            for j, key in enumerate(("unl_err", "test_err")):
+                col = _column(m, j)
+                pv, pt, pu = targets.get((pid, col), (None, "", "%"))
+                v = 100 * np.array([r["best"][m][key] for r in recs])
+                out.append(ReportCell(pid, col, pu or "%", pv, pt, float(v.mean()) if v.size else None,
+                                      float(v.std(ddof=1)) if v.size > 1 else None, int(v.size), 0))
+    return out
+
+
 def report(cells, out=None):
     """Markdown table: reproduced mean (sd) beside the paper's, per data set and method."""
-    lines = ["# ICML 2013 Table 2 (regenerated) -- unlabeled / test error %, mean (sd) over splits",
-             "", "Produced by `scripts/icml2013_table2.py`; protocol choices in its docstring. "
+    from .reproduce import load_targets, table_verdict
+
+    targets = load_targets(KEY)
+    n = sorted({len([1 for (p, _) in cells if p == pid]) for pid in DATASETS} - {0})
+    lines = ["# icml2013-table2: ICML 2013 Table 2 (regenerated) -- unlabeled / test error %, mean (sd) over splits",
+             "", f"Regenerated by `s3vm-bench reproduce {KEY}` (harness/icml2013.py; protocol choices in its "
+             f"docstring); splits with results per data set: {', '.join(map(str, n)) or 'none'}. "
              "Paper values in brackets.", "",
+             f"**Verdict:** {table_verdict(report_cells(cells))}", "",
              "| ID | data | splits | " + " | ".join(f"{m} unl | {m} test" for m in METHODS) + " |",
              "|---|---|---|" + "---|---|" * len(METHODS)]
     ratios, fig = {}, {}
@@ -255,7 +285,7 @@ def report(cells, out=None):
         for m in METHODS:
             for j, key in enumerate(("unl_err", "test_err")):
                 v = 100 * np.array([r["best"][m][key] for r in recs])
-                pm, ps = PAPER[pid][m][j]
+                pm = targets[(pid, _column(m, j))][0]
                 cols.append(f"{v.mean():.2f} ({v.std(ddof=1) if v.size > 1 else 0:.2f}) [{pm:.2f}]")
         lines.append(f"| {pid} | {DATASETS[pid][0]} | {len(recs)} | " + " | ".join(cols) + " |")
         for r in recs:
@@ -288,9 +318,90 @@ def report(cells, out=None):
     return text
 
 
+def run_missing(todo, out, jobs=1, echo=print) -> int:
+    """Run the (data set ID, split) cells ``todo``, appending one line each to ``out``; returns failures.
+
+    A failed cell is written with its traceback (``"error"``) and never read back as a result, so
+    a rerun retries it.
+    """
+    if not todo:
+        return 0
+    from joblib import Parallel, delayed
+
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(_worker)(*c) for c in todo)
+    for res in gen:
+        with open(out, "a") as fh:  # one complete line per cell: a crash loses at most the running cells
+            fh.write(json.dumps(res) + "\n")
+        failures += "error" in res
+        status = "FAILED" if "error" in res else f"{res['seconds']:.0f} s"
+        echo(f"{res['id']} split {res['split']}: {status}")
+    return failures
+
+
+def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, reports_dir=None, cells_file=None,
+                    run=True, echo=print):
+    """``s3vm-bench reproduce icml2013-table2``: run the missing cells, write the report, return its cells.
+
+    Parameters
+    ----------
+    quick : bool
+        2 splits instead of 10.
+    n_splits : int, optional
+        Run at most the first ``n_splits`` splits (the report reads every stored split).
+    datasets : iterable of str, optional
+        Catalog names (``dna``, ``segment``, ...) of the rows to run; the others are only read.
+    n_jobs : int
+        joblib workers (-1: all cores); each cell times the path and S3VM-light one after the other
+        in its own process.
+    reports_dir, cells_file : path, optional
+        Where ``icml2013-table2.md`` / ``.csv`` go (default ``reports/``) and the cell store
+        (default ``<reports_dir>/icml2013/cells.jsonl``).
+    run : bool
+        False: run nothing, write the report from the stored cells.
+
+    Returns
+    -------
+    cells : list of harness.reproduce.ReportCell
+    meta : dict
+        ``splits`` (largest number of splits of a data set), ``n_failed``, ``seconds``.
+    """
+    import pandas as pd
+
+    from .reproduce import REPORTS_DIR, _atomic_write
+
+    t0 = time.perf_counter()
+    reports_dir = Path(reports_dir or REPORTS_DIR)
+    cells_file = Path(cells_file or reports_dir / "icml2013" / "cells.jsonl")
+    by_name = {v[0]: pid for pid, v in DATASETS.items()}
+    if datasets is not None:
+        unknown = sorted(set(datasets) - set(by_name))
+        if unknown:
+            raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {KEY}; its data sets are "
+                             f"{', '.join(sorted(by_name))}")
+    pids = [by_name[d] for d in datasets] if datasets is not None else list(DATASETS)
+    splits = 2 if quick else 10
+    if n_splits is not None:
+        splits = min(splits, n_splits)
+    stored = load_cells(cells_file)
+    todo = [(pid, i) for i in range(splits) for pid in pids if (pid, i) not in stored]
+    echo(f"{KEY}: {len(todo)} cells to run ({len(stored)} stored)")
+    failed = run_missing(todo, cells_file, n_jobs, echo) if run else 0
+    stored = load_cells(cells_file)
+    report(stored, reports_dir / f"{KEY}.md")
+    cells = report_cells(stored)
+    df = pd.DataFrame([{"row": c.row, "column": c.column, "unit": c.unit, "paper": c.paper_text or None,
+                        "ours_mean": c.mean, "ours_std": c.std, "n": c.n, "n_failed": c.n_failed, "diff": c.diff,
+                        "verdict": c.verdict} for c in cells])
+    _atomic_write(reports_dir / f"{KEY}.csv", df.to_csv(index=False))
+    n = max((len([1 for (p, _) in stored if p == pid]) for pid in DATASETS), default=0)
+    return cells, {"splits": n, "n_failed": failed, "seconds": time.perf_counter() - t0}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default="reports/icml2013/cells.jsonl", help="JSON-lines cell store (resumable)")
+    p.add_argument("--out", default=str(CELLS_FILE), help="JSON-lines cell store (resumable)")
     p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     p.add_argument("--splits", type=int, default=10)
     p.add_argument("--jobs", type=int, default=1)
@@ -300,16 +411,8 @@ def main(argv=None):
     cells = load_cells(args.out)
     todo = [(pid, i) for i in range(args.splits) for pid in args.datasets if (pid, i) not in cells]
     if todo and not args.no_run:
-        from joblib import Parallel, delayed
-
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         print(f"{len(todo)} cells to run ({len(cells)} stored)", flush=True)
-        gen = Parallel(n_jobs=args.jobs, return_as="generator_unordered")(delayed(_worker)(*c) for c in todo)
-        for res in gen:
-            with open(args.out, "a") as fh:  # one complete line per cell: a crash loses at most the running cells
-                fh.write(json.dumps(res) + "\n")
-            status = "FAILED" if "error" in res else f"{res['seconds']:.0f} s"
-            print(f"{res['id']} split {res['split']}: {status}", flush=True)
+        run_missing(todo, args.out, args.jobs, lambda m: print(m, flush=True))
         cells = load_cells(args.out)
     print(report(cells, args.report))
 

@@ -1,7 +1,7 @@
 """Benchmark: time of the entire S3VM-path over the time of S3VM-light with 10 annealing steps.
 
 Issue 7 (speed of S3VM-path): the goal is ``path / light <= 1`` on the cells of the ICML 2013
-protocol. Each cell is a (data set, split, C, gamma) of ``scripts/icml2013_table2.py``, prepared
+protocol. Each cell is a (data set, split, C, gamma) of ``harness/icml2013.py``, prepared
 by its functions (``load_binary``, ``icml2013_splits``: features scaled to [-1, 1], the binary
 problem, labeled + unlabeled training points) and timed the way ``run_split`` times it: one fit
 of ``S3VMPath(sigma, C)`` (kernel, centering and the whole path over C* in [0, C]) and one fit of
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from icml2013_table2 import DATASETS, load_binary  # noqa: E402
+from harness.icml2013 import DATASETS, load_binary  # noqa: E402
 
 #: Default cells: gamma = 1/d, C in {1, 10, 100}, split 0, on small (D1, D5, D8) and the larger
 #: sets (D2, D6) of the ICML 2013 table.
@@ -52,7 +52,7 @@ DEFAULT_C = (1.0, 10.0, 100.0)
 
 
 def prepare(pid: str, index: int):
-    """Training set of split ``index`` of data set ``pid`` as in ``icml2013_table2.run_split``.
+    """Training set of split ``index`` of data set ``pid`` as in ``harness.icml2013.run_split``.
 
     Returns
     -------

@@ -4,7 +4,7 @@
 candidates of C* in CCCP. ... the total computation time of S3VM-path does not depend on the number
 of C*s because it computes the entire path" (ICML 2013 Sec. 6, Fig. 6 caption).
 
-Same data handling, splits and solvers as ``scripts/icml2013_table2.py`` (its docstring lists the
+Same data handling, splits and solvers as ``harness/icml2013.py`` (its docstring lists the
 protocol choices). Per (data set, split), at gamma = 1/d and one C (default 10; the paper does not
 say which C its figure uses):
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from icml2013_table2 import DATASETS, load_binary  # noqa: E402
+from harness.icml2013 import DATASETS, load_binary  # noqa: E402
 
 STEPS = (1, 2, 3, 5, 7, 10)
 
