@@ -463,8 +463,8 @@ def write_index(directory=None) -> Path:
     lines = ["# Reports", "",
              "Regenerated paper tables beside the published values (`s3vm-bench reproduce TABLE... | --all`), "
              "and the transcribed targets in `targets/`. The tidy table of every run behind them is "
-             "`runs.csv` (one row per cell: data set, solver, parameters, settings, split and its seed, "
-             "results, package versions, git commit).", "",
+             "`runs.csv.gz` (gzip-compressed CSV, one row per cell: data set, solver, parameters, settings, "
+             "split and its seed, results, package versions, git commit).", "",
              "Verdict: a cell is *within spread* when our mean is within our split-to-split standard deviation "
              "of the paper's value (or equal at the paper's printed precision); a cell from a single split "
              "that is not equal has no spread and is not judged; times are not judged.", "",
@@ -517,7 +517,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
 
     reports_dir = Path(reports_dir or REPORTS_DIR)
     cache_dir = Path(cache_dir or reports_dir.parent / "results" / "cache")
-    results = Path(results or reports_dir / "runs.csv")
+    results = Path(results or reports_dir / "runs.csv.gz")
     external = [k for k in keys if k in EXTERNAL]
     specs = [get_spec(k) for k in keys if k not in EXTERNAL]
     if datasets is not None:

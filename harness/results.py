@@ -2,10 +2,15 @@
 
 Rows are appended to a CSV file by writing the whole new table to a temporary file in the same
 folder and renaming it over the old one, so an interrupted write never leaves a truncated file.
+A path ending in ``.gz`` is gzip-compressed CSV (the shipped ``reports/runs.csv.gz``: the package
+versions and commit repeated on every row make the plain table ten times larger), written with a
+fixed gzip timestamp so that the same table gives the same bytes; ``pandas.read_csv`` reads it
+as it is.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -126,8 +131,14 @@ def _write(path: Path, table: pd.DataFrame) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            table.to_csv(fh, index=False)
+        if path.suffix == ".gz":
+            # No file name and a zero time in the gzip header: the same table, the same bytes.
+            with os.fdopen(fd, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=9,
+                                                          mtime=0) as gz:
+                gz.write(table.to_csv(index=False).encode())
+        else:
+            with os.fdopen(fd, "w", newline="") as fh:
+                table.to_csv(fh, index=False)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -151,3 +151,19 @@ def test_results_table_keeps_the_newest_row_of_each_cell(tmp_path):
     table = read_results(path)
     got = sorted(zip(table["experiment"], table["split"], table["cell_key"], table["unlabeled_error"]))
     assert got == [("t", 0, "a", 0.2), ("t", 1, "c", 0.3), ("u", 0, "a", 0.1)]
+
+
+def test_a_gz_results_table_is_gzip_csv_and_the_same_table_gives_the_same_bytes(tmp_path):
+    import gzip
+
+    from harness.results import read_results, replace_rows
+
+    rows = [{"experiment": "t", "dataset": "g50c", "split": i, "solver": "svm", "status": "done", "cell_key": f"k{i}",
+             "unlabeled_error": 0.1 * i, "timestamp": "2026-01-01T00:00:00+00:00"} for i in range(3)]
+    a, b = tmp_path / "a" / "runs.csv.gz", tmp_path / "b" / "runs.csv.gz"
+    replace_rows(a, rows)
+    replace_rows(b, rows)
+    assert a.read_bytes() == b.read_bytes()  # fixed gzip mtime: no spurious diff in git
+    assert gzip.decompress(a.read_bytes()).decode().startswith("experiment,dataset,")
+    table = read_results(a)
+    assert list(table["split"]) == [0, 1, 2] and table["unlabeled_error"].tolist() == [0.0, 0.1, 0.2]
