@@ -36,8 +36,8 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_source_hash", "execute_cell", "store_rows",
-           "ResultCache"]
+__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_source_hash", "icml2006_source_hash",
+           "execute_cell", "store_rows", "ResultCache"]
 
 
 class CellTimeout(Exception):
@@ -143,6 +143,17 @@ def reference_source_hash() -> str:
     return _files_hash(source_closure("harness.optima"))
 
 
+@lru_cache(maxsize=None)
+def icml2006_source_hash() -> str:
+    """SHA-256 over :mod:`harness.icml2006` and the project modules it imports.
+
+    A ``protocol="icml2006"`` cell runs through it (validation and test errors cut from the
+    outputs of the held-out points), so a change there must rerun those cells -- and only those:
+    the key of every other protocol's cell is unchanged.
+    """
+    return _files_hash(source_closure("harness.icml2006"))
+
+
 @dataclass(frozen=True)
 class Cell:
     """One protocol run. ``settings`` holds :class:`ProtocolSettings` fields as a plain dict."""
@@ -170,6 +181,8 @@ def cell_key(cell: Cell) -> str:
                "split": cell.split, "n_splits": cell.n_splits}
     if cell.protocol == "reference":
         payload["reference_sha256"] = reference_source_hash()
+    elif cell.protocol == "icml2006":
+        payload["icml2006_sha256"] = icml2006_source_hash()
     blob = json.dumps(payload, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 
@@ -220,7 +233,16 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
                 split = make_splits(ds, cell.protocol, n_splits=cell.n_splits)[cell.split]
             row |= {"split_seed": split.seed, "kernel": settings.kernel, "sigma": settings.sigma, "C": settings.C,
                     "C_star": settings.c_star, "r_mode": settings.r_mode}
-            res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
+            if cell.protocol == "icml2006":
+                # ICML 2006 Sec. 4: parameters are selected on a validation set per split.
+                from .icml2006 import run_with_validation
+
+                res, val_err, test_err = run_with_validation(get_solver(cell.solver), dict(cell.params), ds, split,
+                                                             settings)
+                extra = {"validation_error": val_err, "test_error": test_err}
+            else:
+                res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
+                extra = {}
     except CellTimeout as exc:
         row |= {"status": "timeout", "error": str(exc), "fit_seconds": time.perf_counter() - t0}
     except Exception as exc:  # recorded with its traceback; the other cells are unaffected
@@ -229,7 +251,7 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
     else:
         row |= {"objective": res.objective, "unlabeled_error": res.unlabeled_error, "test_error": res.test_error,
                 "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "n_binary": len(res.binary),
-                "status": "done"}
+                "status": "done"} | extra
     # Stamped where the cell runs, so a row read back from the cache keeps the code it came from.
     from .results import environment_info
 
