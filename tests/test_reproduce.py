@@ -118,6 +118,8 @@ def test_every_spec_cell_names_a_transcribed_value():
                         wanted.add((row, suffix))
                     elif spec.aggregate == "success_count":  # one count per (row, config), skipped or not
                         wanted.add(_target_cell(spec, row, config, suffix))
+                    elif spec.aggregate == "model_selection":  # ICML 2006 Tables 4-5: two rows per method
+                        wanted |= {_target_cell(spec, row, config, f"{suffix} {kind}") for kind in ("selected", "best")}
                     else:
                         wanted.add((suffix, config.label))
         missing = {w for w in wanted if w not in targets and (key,) + w not in no_value}
