@@ -36,8 +36,8 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_source_hash", "execute_cell", "store_rows",
-           "ResultCache"]
+__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_source_hash", "icml2006_source_hash",
+           "execute_cell", "store_rows", "ResultCache"]
 
 
 class CellTimeout(Exception):
@@ -149,6 +149,17 @@ def pairwise_source_hash() -> str:
     return _files_hash(source_closure("harness.pairwise"))
 
 
+@lru_cache(maxsize=None)
+def icml2006_source_hash() -> str:
+    """SHA-256 over :mod:`harness.icml2006` and the project modules it imports.
+
+    A ``protocol="icml2006"`` cell runs through it (validation and test errors cut from the
+    outputs of the held-out points), so a change there must rerun those cells -- and only those:
+    the key of every other protocol's cell is unchanged.
+    """
+    return _files_hash(source_closure("harness.icml2006"))
+
+
 @dataclass(frozen=True)
 class Cell:
     """One protocol run. ``settings`` holds :class:`ProtocolSettings` fields as a plain dict."""
@@ -179,7 +190,9 @@ def cell_key(cell: Cell) -> str:
                "split": cell.split, "n_splits": cell.n_splits}
     if cell.protocol == "reference":
         payload["reference_sha256"] = reference_source_hash()
-    if cell.protocol == "jmlr2008-pairwise":
+    elif cell.protocol == "icml2006":
+        payload["icml2006_sha256"] = icml2006_source_hash()
+    elif cell.protocol == "jmlr2008-pairwise":
         payload["pairwise_sha256"] = pairwise_source_hash()
     if cell.split_kwargs:  # only then: the keys of every earlier cell stay what they were
         payload["split_kwargs"] = cell.split_kwargs
@@ -229,7 +242,7 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
                 res, info = run_pairwise(get_solver(cell.solver), dict(cell.params), cell.dataset, cell.split,
                                          cell.n_splits, settings)
                 row["split_seed"] = info["split_seed"]
-                n_binary = info["pairs"]
+                n_binary, extra = info["pairs"], {}
             else:
                 if cell.protocol == "reference":
                     # A reference set of harness.optima (e.g. the two-moons realizations): problem
@@ -245,7 +258,16 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
                     split = make_splits(ds, cell.protocol, n_splits=cell.n_splits, **cell.split_kwargs)[cell.split]
                 row |= {"split_seed": split.seed, "kernel": settings.kernel, "sigma": settings.sigma,
                         "C": settings.C, "C_star": settings.c_star, "r_mode": settings.r_mode}
-                res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
+                if cell.protocol == "icml2006":
+                    # ICML 2006 Sec. 4: parameters are selected on a validation set per split.
+                    from .icml2006 import run_with_validation
+
+                    res, val_err, test_err = run_with_validation(get_solver(cell.solver), dict(cell.params), ds,
+                                                                 split, settings)
+                    extra = {"validation_error": val_err, "test_error": test_err}
+                else:
+                    res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
+                    extra = {}
                 n_binary = len(res.binary)
     except CellTimeout as exc:
         row |= {"status": "timeout", "error": str(exc), "fit_seconds": time.perf_counter() - t0}
@@ -255,7 +277,7 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
     else:
         row |= {"objective": res.objective, "unlabeled_error": res.unlabeled_error, "test_error": res.test_error,
                 "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "n_binary": n_binary,
-                "status": "done"}
+                "status": "done"} | extra
     # Stamped where the cell runs, so a row read back from the cache keeps the code it came from.
     from .results import environment_info
 

@@ -42,7 +42,8 @@ from .specs import EXTERNAL, SPECS, UNSPECIFIED, Config, TableSpec, get_spec
 #: Verdict of a cell with a single split (or no spread) that is not equal at the printed precision.
 NO_SPREAD = "one split, not judged"
 
-__all__ = ["ReportCell", "build_cells", "aggregate", "reproduce", "write_report", "write_index", "load_targets"]
+__all__ = ["ReportCell", "build_cells", "aggregate", "select_and_best", "reproduce", "write_report", "write_index",
+           "load_targets"]
 
 REPORTS_DIR = Path(__file__).resolve().parent.parent / "reports"
 _PERCENT = {"unlabeled_error", "test_error"}
@@ -114,6 +115,8 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
         from .optima import get_reference_set
 
         base = get_reference_set(dataset).settings
+    elif dataset in spec.dataset_settings:
+        base = ProtocolSettings(**spec.dataset_settings[dataset])
     else:
         from .pairwise import parent_name
 
@@ -181,6 +184,54 @@ def build_cells(spec: TableSpec, quick: bool = False, n_splits: int | None = Non
 
 
 # ----------------------------------------------------------------------------- aggregation
+@dataclass(frozen=True)
+class SelectedAndBest:
+    """Outcome of :func:`select_and_best` (values in the units of the errors given)."""
+
+    selected: float
+    selected_std: float | None
+    best: float
+    best_std: float | None
+    n: int
+    chosen: tuple  # grid index selected on each split
+    best_setting: int
+
+
+def select_and_best(errors, validation) -> SelectedAndBest:
+    """ICML 2006 Sec. 4's two numbers from an (n splits x n settings) table of errors.
+
+    *Selected*: on each split the setting with the lowest validation error (ties go to the first
+    setting in grid order, ``numpy.argmin``), its error averaged over the splits. *Best*: the
+    minimum over the settings of the mean error over the splits ("the minimum of the mean error
+    rate achieved over the parameter grid"). The spreads are the sample sd (ddof = 1) over the
+    splits of the selected errors and of the errors at the best setting (None for one split).
+
+    Parameters
+    ----------
+    errors, validation : array_like of shape (n_splits, n_settings)
+        Finite; at least one split and one setting.
+
+    Returns
+    -------
+    SelectedAndBest
+    """
+    E = np.asarray(errors, dtype=float)
+    V = np.asarray(validation, dtype=float)
+    if E.ndim != 2 or E.shape != V.shape or E.size == 0:
+        raise ValueError(f"errors and validation must be non-empty 2-D arrays of one shape (splits x settings), "
+                         f"got {E.shape} and {V.shape}")
+    if not (np.isfinite(E).all() and np.isfinite(V).all()):
+        raise ValueError("errors and validation errors must be finite")
+    n = E.shape[0]
+    chosen = np.argmin(V, axis=1)  # first minimum: the grid-order tie rule
+    sel = E[np.arange(n), chosen]
+    means = E.mean(axis=0)
+    g = int(np.argmin(means))
+    sd = (lambda x: float(np.std(x, ddof=1)) if n > 1 else None)
+    return SelectedAndBest(float(sel.mean()), sd(sel), float(means[g]), sd(E[:, g]), n,
+                           tuple(int(c) for c in chosen), g)
+
+
 def _metric(row: dict, metric: str) -> float:
     if metric.endswith("_rate"):  # the error as a fraction (SIGIR 2006 Table 9 prints fractions)
         v = row.get(metric[: -len("_rate")])
@@ -199,6 +250,8 @@ def _target_cell(spec, row_label, config, suffix):
         return suffix, config.label
     if spec.layout == "method_rows":
         return f"{config.label} {suffix}".strip(), row_label
+    if spec.layout == "method_rows_by_metric":
+        return config.label, f"{row_label} {suffix}".strip()
     return row_label, f"{config.label} {suffix}".strip()
 
 
@@ -305,6 +358,49 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
                         note = f"{n_grid - incomplete} of {n_grid} settings with all {full} splits"
                 out.append(ReportCell(r_lab, c_lab, pu or "count", pv, pt, val, sd, n, nf, note))
         return out
+    if spec.aggregate == "model_selection":
+        # ICML 2006 Sec. 4, Tables 4-5: per (data set, config), over the grid settings of each
+        # split, the error at the validation-selected setting ("selected") and the minimum of the
+        # mean error over the settings ("best"); only splits with every setting done count, so
+        # that both numbers rest on the same splits and the same grid.
+        n_grid = max(len(spec.grid), 1)
+        per: dict = {}
+        for p, r in done:
+            per.setdefault((p.row, p.config), {}).setdefault(p.cell.split, {})[p.grid] = r
+        results: dict = {}
+        for (row_label, ci), by_split in per.items():
+            complete = sorted(s for s, g in by_split.items() if len(g) == n_grid)
+            for _, metric in spec.metrics:
+                if not complete:
+                    continue
+                grids = [[by_split[s][gi] for gi in range(n_grid)] for s in complete]
+                V = np.array([[_metric(r, "validation_error") for r in g] for g in grids])
+                if not np.isfinite(V).all():
+                    raise ValueError(f"{spec.key}: aggregate 'model_selection' needs the validation error of every "
+                                     f"cell (protocol 'icml2006'); {row_label} / {spec.configs[ci].label} lacks it")
+                E = np.array([[_metric(r, metric) for r in g] for g in grids])
+                results[(row_label, ci, metric)] = (select_and_best(E, V), len(by_split) - len(complete))
+        for ci, config in enumerate(spec.configs):
+            for kind in ("selected", "best"):
+                for row_label, _ in spec.rows:
+                    for suffix, metric in spec.metrics:
+                        r_lab, c_lab = _target_cell(spec, row_label, config, f"{suffix} {kind}")
+                        pv, pt, pu = target(r_lab, c_lab)
+                        nf = sum(1 for p, _ in failed if p.row == row_label and p.config == ci)
+                        note = skipped.get((row_label, ci), "")
+                        got = results.get((row_label, ci, metric))
+                        if got is None:
+                            n_part = len(per.get((row_label, ci), {}))
+                            out.append(ReportCell(r_lab, c_lab, unit_of(metric, pu), pv, pt, None, None, 0, nf,
+                                                  note or (f"no split with all {n_grid} settings done"
+                                                           if n_part else "")))
+                            continue
+                        sb, n_incomplete = got
+                        val, sd = (sb.selected, sb.selected_std) if kind == "selected" else (sb.best, sb.best_std)
+                        if n_incomplete:
+                            note = f"{n_incomplete} split(s) with an incomplete grid left out"
+                        out.append(ReportCell(r_lab, c_lab, unit_of(metric, pu), pv, pt, val, sd, sb.n, nf, note))
+        return out
     # relative_improvement / variance over the settings grid (JMLR 2008 Tables 9 and 10)
     suffix, metric = spec.metrics[0]
     n_grid = len(spec.grid)
@@ -410,7 +506,7 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
              f"{meta.get('n_cached')} from the cache; wall time {meta.get('seconds', 0):.0f} s"
              + (f"; rows with results: {', '.join(meta['rows_run']) or 'none'}" if spec.layout == "dataset_rows" else "")
              + (f"; data sets with results: {', '.join(meta['rows_run']) or 'none'}"
-                if spec.layout == "method_rows" else "")
+                if spec.layout in ("method_rows", "method_rows_by_metric") else "")
              + ".", "",
              f"**Verdict:** {table_verdict(cells)}", "",
              ("Each cell: our number of successes at the best grid setting ± its binomial sd (trials) [paper]; "

@@ -26,8 +26,10 @@ import pandas as pd
 
 __all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "environment_info"]
 
+#: ``validation_error`` is filled by protocol "icml2006" cells only (ICML 2006 Sec. 4 selects parameters
+#: on a validation set, harness.icml2006); the other rows leave it empty.
 COLUMNS = ["experiment", "dataset", "protocol", "split", "split_seed", "solver", "params", "kernel", "sigma",
-           "C", "C_star", "r_mode", "objective", "unlabeled_error", "test_error", "fit_seconds",
+           "C", "C_star", "r_mode", "objective", "unlabeled_error", "test_error", "validation_error", "fit_seconds",
            "balance_exact", "status", "error", "n_binary", "cell_key", "versions", "git_commit", "timestamp"]
 
 

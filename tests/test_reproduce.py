@@ -23,6 +23,7 @@ def _toy_spec():
 
 def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
     monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
+    monkeypatch.setitem(UNSPECIFIED, "jmlr2008-table98", "a reason")  # every real table has a spec now
     kw = dict(quick=True, reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
               backend="sequential", progress=False, echo=lambda *a: None)
     out = reproduce(["nips2006-table1"], **kw)
@@ -45,7 +46,8 @@ def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
     assert "[7.81]" in md and "## Failed cells" in md and "deliberate failure in fit" in md
     index = (tmp_path / "README.md").read_text()
     assert "[nips2006-table1](nips2006-table1.md)" in index
-    assert "jmlr2008-table14" in index and "no spec" in index  # unspecified tables are listed with the reason
+    assert "| jmlr2008-table98 | -- | -- | no spec: a reason |" in index  # listed with the reason
+    assert "| jmlr2008-table14 |" in index and "| icml2013-table2 |" in index  # not run yet: listed too
     assert json.loads((tmp_path / "index.json").read_text())["nips2006-table1"]["splits"] == 2
 
     # Rerun: only the failed cells run again; the stored table keeps one row per cell.
@@ -118,6 +120,8 @@ def test_every_spec_cell_names_a_transcribed_value():
                         wanted.add((row, suffix))
                     elif spec.aggregate == "success_count":  # one count per (row, config), skipped or not
                         wanted.add(_target_cell(spec, row, config, suffix))
+                    elif spec.aggregate == "model_selection":  # ICML 2006 Tables 4-5: two rows per method
+                        wanted |= {_target_cell(spec, row, config, f"{suffix} {kind}") for kind in ("selected", "best")}
                     else:
                         wanted.add((suffix, config.label))
         missing = {w for w in wanted if w not in targets and (key,) + w not in no_value}
