@@ -328,8 +328,15 @@ class ResultCache:
 def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
     """Yield (cell, row) as cells finish, in completion order."""
     if backend == "sequential" or (backend == "loky" and n_jobs == 1):
+        from threadpoolctl import threadpool_limits
+
+        # One BLAS thread per cell, as joblib gives each loky worker when n_jobs = cores: the
+        # parallelism is across cells, fit times do not depend on the backend, and BLAS threads
+        # spinning against other processes on a shared machine made cells 16-50x slower.
         for cell in todo:
-            yield cell, execute_cell(cell, time_limit)
+            with threadpool_limits(limits=1):
+                row = execute_cell(cell, time_limit)
+            yield cell, row
     elif backend == "loky":
         from joblib import Parallel, delayed
 

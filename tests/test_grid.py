@@ -167,3 +167,15 @@ def test_a_gz_results_table_is_gzip_csv_and_the_same_table_gives_the_same_bytes(
     assert gzip.decompress(a.read_bytes()).decode().startswith("experiment,dataset,")
     table = read_results(a)
     assert list(table["split"]) == [0, 1, 2] and table["unlabeled_error"].tolist() == [0.0, 0.1, 0.2]
+
+
+def test_sequential_cells_run_with_one_blas_thread(monkeypatch, tmp_path):
+    from threadpoolctl import threadpool_info
+
+    seen = []
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (
+        seen.append(max((i["num_threads"] for i in threadpool_info()), default=1)),
+        {"status": "failed", "error": "x"})[1])
+    cell = grid.Cell("t", "g50c", "svm", 0, "jmlr2008", 10, {}, {"C": 19.0, "sigma": 38.0})
+    grid.run_cells([cell], tmp_path, backend="sequential", progress=False)
+    assert seen == [1]
