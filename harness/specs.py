@@ -246,6 +246,11 @@ _ICML06_GRID = tuple({"sigma_factor": s, "C_factor": 1.0 / lam} for lam in ICML2
                      for s in ICML2006_SIGMA_FACTORS)
 #: DA with quadratic losses, ICML 2006 Table 1's start T = 10 (paper units), i.e. 20 C* (solvers/da.py).
 _DA_L2 = {"loss": "l2", "T0": 20.0}
+#: What ICML 2006 Tables 4 and 5 share: metrics, layout, protocol, splits, aggregate, grid, base settings.
+_ICML06_COMMON = dict(metrics=(("unlabeled", "unlabeled_error"), ("test", "test_error")),
+                      layout="method_rows_by_metric", protocol="icml2006", n_splits=10, quick_splits=2,
+                      aggregate="model_selection", grid=_ICML06_GRID,
+                      dataset_settings={d: _icml2006_base(d) for _, d in _ICML06_ROWS})
 _ICML06_NOTES = (
     "Protocol (ICML 2006 Sec. 4): 10 stratified random l/u/v/t splits with Table 3's sizes "
     "(data_registry.icml2006_splits, protocol 'icml2006'); each method is run on every split at every point of the "
@@ -402,9 +407,7 @@ _SPECS = [
               "selection on the validation set (selected) and at the best grid setting (best)", _ICML06_ROWS,
               (Config("SVM", "svm"), Config("JTSVM", "s3vm_light"), Config("nabla-TSVM", "grad_s3vm"),
                Config("DA(l2)", "da", _DA_L2), Config("DA(sqr)", "da", {"loss": "sqr", "T0": 20.0})),
-              metrics=(("unlabeled", "unlabeled_error"), ("test", "test_error")), layout="method_rows_by_metric",
-              protocol="icml2006", n_splits=10, quick_splits=2, aggregate="model_selection", grid=_ICML06_GRID,
-              dataset_settings={d: _icml2006_base(d) for _, d in _ICML06_ROWS},
+              **_ICML06_COMMON,
               notes=_ICML06_NOTES + (
                   "Methods (Table 4 caption: all with the quadratic hinge l2): SVM = svm (labeled points only; C* "
                   "does not enter); JTSVM = s3vm_light (JMLR 2008 Alg. 1, C* annealed from 1e-5 by 1.5); nabla-TSVM = "
@@ -416,9 +419,7 @@ _SPECS = [
               "and best", _ICML06_ROWS,
               (Config("DA", "da", _DA_L2),) + tuple(Config(f"T={t:g}", "da", {"loss": "l2", "T_fixed": 2.0 * t})
                                                      for t in (0.1, 0.01, 0.001)),
-              metrics=(("unlabeled", "unlabeled_error"), ("test", "test_error")), layout="method_rows_by_metric",
-              protocol="icml2006", n_splits=10, quick_splits=2, aggregate="model_selection", grid=_ICML06_GRID,
-              dataset_settings={d: _icml2006_base(d) for _, d in _ICML06_ROWS},
+              **_ICML06_COMMON,
               notes=_ICML06_NOTES + (
                   "DA = Table 4's DA(l2) (the same cells). T = 0.1, 0.01, 0.001 in the paper's units (eq. 4, "
                   "lambda' = 1): da with loss l2 and T_fixed = 2 T (units of C*, T / C* = 2 T_icml / lambda'), one "
