@@ -526,7 +526,7 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
             elif c.mean is None:
                 note = c.note or "not run"
                 if len(note) > 60:
-                    note = f"skipped ({footnotes.setdefault(note, len(footnotes) + 1)})"
+                    note = f"see ({footnotes.setdefault(note, len(footnotes) + 1)})"
                 out.append(f"{note} [{c.paper_text or '-'}]")
             else:
                 sd = f" ± {_fmt(c.std, c.unit)}" if c.std is not None else ""

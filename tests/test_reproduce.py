@@ -343,4 +343,4 @@ def test_sigir2006_table9_runs_pcmac_at_45_labels_and_footnotes_the_skipped_rows
     assert set(runs["split_seed"]) == {split.seed} and set(runs["protocol"]) == {"sigir2006"}
     assert np.allclose(runs["C"], 1 / (2 * 0.001 * 45)) and np.allclose(runs["C_star"], 1 / (2 * 0.001 * 1415))
     md = (tmp_path / "sigir2006-table9.md").read_text()
-    assert md.count("proprietary Yahoo") == 1 and "| 33-vs-36 | skipped (2) [48390]" in md
+    assert md.count("proprietary Yahoo") == 1 and "| 33-vs-36 | see (2) [48390]" in md
