@@ -367,9 +367,7 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     meta : dict
         ``splits`` (largest number of splits of a data set), ``n_failed``, ``seconds``.
     """
-    import pandas as pd
-
-    from .reproduce import REPORTS_DIR, _atomic_write
+    from .reproduce import REPORTS_DIR, write_cells_csv
 
     t0 = time.perf_counter()
     reports_dir = Path(reports_dir or REPORTS_DIR)
@@ -391,10 +389,7 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     stored = load_cells(cells_file)
     report(stored, reports_dir / f"{KEY}.md")
     cells = report_cells(stored)
-    df = pd.DataFrame([{"row": c.row, "column": c.column, "unit": c.unit, "paper": c.paper_text or None,
-                        "ours_mean": c.mean, "ours_std": c.std, "n": c.n, "n_failed": c.n_failed, "diff": c.diff,
-                        "verdict": c.verdict} for c in cells])
-    _atomic_write(reports_dir / f"{KEY}.csv", df.to_csv(index=False))
+    write_cells_csv(reports_dir / f"{KEY}.csv", cells)
     n = max((len([1 for (p, _) in stored if p == pid]) for pid in DATASETS), default=0)
     return cells, {"splits": n, "n_failed": failed, "seconds": time.perf_counter() - t0}
 

@@ -488,14 +488,19 @@ def _atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory=None) -> tuple[Path, Path]:
-    """Write ``<key>.md`` and ``<key>.csv`` (one line per target cell) into ``directory``."""
-    directory = Path(directory or REPORTS_DIR)
+def write_cells_csv(path, cells: list[ReportCell]) -> None:
+    """One line per reported cell: row, column, unit, paper, ours mean / sd / n, failures, diff, verdict."""
     df = pd.DataFrame([{"row": c.row, "column": c.column, "unit": c.unit, "paper": c.paper_text or None,
                         "ours_mean": c.mean, "ours_std": c.std, "n": c.n, "n_failed": c.n_failed,
                         "diff": c.diff, "verdict": c.verdict} for c in cells])
+    _atomic_write(Path(path), df.to_csv(index=False))
+
+
+def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory=None) -> tuple[Path, Path]:
+    """Write ``<key>.md`` and ``<key>.csv`` (one line per target cell) into ``directory``."""
+    directory = Path(directory or REPORTS_DIR)
     csv_path = directory / f"{spec.key}.csv"
-    _atomic_write(csv_path, df.to_csv(index=False))
+    write_cells_csv(csv_path, cells)
     rows = list(dict.fromkeys(c.row for c in cells))
     cols = list(dict.fromkeys(c.column for c in cells))
     grid = {(c.row, c.column): c for c in cells}
