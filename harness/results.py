@@ -6,10 +6,17 @@ A path ending in ``.gz`` is gzip-compressed CSV (the shipped ``reports/runs.csv.
 versions and commit repeated on every row make the plain table ten times larger), written with a
 fixed gzip timestamp so that the same table gives the same bytes; ``pandas.read_csv`` reads it
 as it is.
+
+Adding rows reads the stored table, merges and writes it back; two processes doing that at once
+(two ``s3vm-bench reproduce`` runs sharing ``reports/runs.csv.gz``) would each write a table
+without the other's rows. The read-merge-write therefore holds an exclusive advisory lock
+(``fcntl.flock``) on a sidecar file ``.<name>.lock`` beside the table; a second writer waits for
+the first. Where ``fcntl`` does not exist (Windows) the writes are not serialized.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import math
@@ -23,6 +30,11 @@ from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; concurrent writers are then the user's to avoid
+    fcntl = None
 
 __all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "environment_info"]
 
@@ -82,12 +94,28 @@ def read_results(path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
+@contextlib.contextmanager
+def _locked(path: Path):
+    """Hold an exclusive lock on ``path``'s sidecar lock file for one read-merge-write."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    with open(path.parent / f".{path.name}.lock", "a") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
 def append_rows(path, rows: list[dict]) -> pd.DataFrame:
     """Append ``rows`` to the CSV at ``path`` atomically; returns the rows as written."""
     path = Path(path)
     new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
-    old = read_results(path)
-    _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
+    with _locked(path):
+        old = read_results(path)
+        _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
     return new
 
 
@@ -118,14 +146,15 @@ def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
     """
     path = Path(path)
     new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
-    old = read_results(path)
-    if not old.empty and "cell_key" in old:
-        done = set(zip(new["cell_key"], new["experiment"]))
-        same = set(_identity(new))
-        keep = [pair not in done and ident not in same
-                for pair, ident in zip(zip(old["cell_key"], old["experiment"]), _identity(old))]
-        old = old[keep]
-    _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
+    with _locked(path):
+        old = read_results(path)
+        if not old.empty and "cell_key" in old:
+            done = set(zip(new["cell_key"], new["experiment"]))
+            same = set(_identity(new))
+            keep = [pair not in done and ident not in same
+                    for pair, ident in zip(zip(old["cell_key"], old["experiment"]), _identity(old))]
+            old = old[keep]
+        _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
     return new
 
 

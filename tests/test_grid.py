@@ -1,5 +1,7 @@
 """The grid runner: cache and resume, failures and time limits, joblib and dask backends."""
 
+import sys
+
 import pandas as pd
 import pytest
 
@@ -167,6 +169,33 @@ def test_a_gz_results_table_is_gzip_csv_and_the_same_table_gives_the_same_bytes(
     assert gzip.decompress(a.read_bytes()).decode().startswith("experiment,dataset,")
     table = read_results(a)
     assert list(table["split"]) == [0, 1, 2] and table["unlabeled_error"].tolist() == [0.0, 0.1, 0.2]
+
+
+def _write_rows_of_worker(path, worker, n_rows):
+    from harness.results import replace_rows
+
+    for i in range(n_rows):
+        replace_rows(path, [{"experiment": "t", "dataset": "g50c", "split": i, "solver": f"s{worker}",
+                             "status": "done", "cell_key": f"k{worker}-{i}"}])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fcntl advisory locks on Windows")
+def test_concurrent_writers_to_one_results_table_lose_no_rows(tmp_path):
+    # Each write is read-merge-write: without the lock, two writers interleaving would each drop
+    # the rows the other wrote since its read.
+    import multiprocessing
+
+    from harness.results import read_results
+
+    path = tmp_path / "runs.csv.gz"
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_write_rows_of_worker, args=(path, w, 8)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    assert sorted(read_results(path)["cell_key"]) == sorted(f"k{w}-{i}" for w in range(4) for i in range(8))
 
 
 def test_sequential_cells_run_with_one_blas_thread(monkeypatch, tmp_path):
