@@ -318,7 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--scheduler", help="dask scheduler address (tcp://host:port) for --backend dask")
     rp.add_argument("--time-limit", dest="time_limit", type=float, default=3600.0,
                     help="seconds per cell (default 3600); a cell past it is reported as a timeout")
-    rp.add_argument("--cache", help="cell cache folder (default results/cache)")
+    rp.add_argument("--cache", help="cell cache folder (default: the project's results/cache, also when "
+                         "--reports points elsewhere)")
     rp.add_argument("--results", help="tidy results table, CSV or gzip-compressed CSV (*.csv.gz; default "
                     "reports/runs.csv.gz)")
     rp.add_argument("--reports", help="reports folder (default reports/)")

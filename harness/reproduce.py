@@ -46,6 +46,7 @@ __all__ = ["ReportCell", "build_cells", "aggregate", "select_and_best", "reprodu
            "load_targets"]
 
 REPORTS_DIR = Path(__file__).resolve().parent.parent / "reports"
+DEFAULT_CACHE_DIR = REPORTS_DIR.parent / "results" / "cache"
 _PERCENT = {"unlabeled_error", "test_error"}
 
 
@@ -617,7 +618,9 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     from .results import environment_info
 
     reports_dir = Path(reports_dir or REPORTS_DIR)
-    cache_dir = Path(cache_dir or reports_dir.parent / "results" / "cache")
+    # The project's cache whatever ``reports_dir`` is: writing the reports elsewhere (a scratch
+    # copy) must not silently start an empty cache beside them and recompute every cell.
+    cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR)
     results = Path(results or reports_dir / "runs.csv.gz")
     external = [k for k in keys if k in EXTERNAL]
     specs = [get_spec(k) for k in keys if k not in EXTERNAL]

@@ -60,6 +60,21 @@ def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
     assert len(pd.read_csv(tmp_path / "runs.csv")) == 4
 
 
+def test_default_cache_is_the_projects_whatever_the_reports_folder(tmp_path, monkeypatch):
+    # Reports written to a scratch folder must still read (and fill) the project's cache, not
+    # start an empty one beside the scratch reports and recompute every cell.
+    import harness.reproduce as rep
+
+    monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
+    project_cache = tmp_path / "project" / "results" / "cache"
+    monkeypatch.setattr(rep, "DEFAULT_CACHE_DIR", project_cache)
+    scratch = tmp_path / "scratch" / "reports"
+    reproduce(["nips2006-table1"], quick=True, reports_dir=scratch, results=tmp_path / "runs.csv",
+              backend="sequential", progress=False, echo=lambda *a: None)
+    assert len(list(project_cache.rglob("*.json"))) == 2  # the two BB cells (failures are not cached)
+    assert not (scratch.parent / "results").exists()
+
+
 def _cell(mean, std, paper_text, unit="%", n=10):
     return ReportCell("r", "c", unit, float(paper_text), paper_text, mean, std, n, 0)
 
