@@ -208,6 +208,20 @@ def _reproduce(args) -> int:
     if not keys:
         print("name at least one table (see --list), or --all", file=sys.stderr)
         return 2
+    if args.plan:
+        import os
+
+        from .plan import format_plan, plan
+
+        try:
+            rows, external, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
+                                         cache_dir=args.cache)
+        except (ValueError, TypeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+        print(format_plan(rows, external, total, n_cores=jobs))
+        return 0
     try:
         out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, cache_dir=args.cache,
                         results=args.results,
@@ -311,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--splits", type=int, help="run at most the first N splits of each table (the report also "
                     "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
+    rp.add_argument("--plan", action="store_true",
+                    help="run nothing: list the cells cached and missing per table and data set, with the compute "
+                         "time of the missing ones estimated from the cached cells' fit times")
     rp.add_argument("--from-cache", dest="from_cache", action="store_true",
                     help="run nothing: write the reports from the cells already in the cache")
     rp.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")

@@ -359,3 +359,29 @@ def test_sigir2006_table9_runs_pcmac_at_45_labels_and_footnotes_the_skipped_rows
     assert np.allclose(runs["C"], 1 / (2 * 0.001 * 45)) and np.allclose(runs["C_star"], 1 / (2 * 0.001 * 1415))
     md = (tmp_path / "sigir2006-table9.md").read_text()
     assert md.count("proprietary Yahoo") == 1 and "| 33-vs-36 | see (2) [48390]" in md
+
+
+def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_times(tmp_path, monkeypatch, capsys):
+    from harness.grid import ResultCache
+    from harness.plan import plan
+
+    monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
+    cache_dir = tmp_path / "cache"
+    reproduce(["nips2006-table1"], quick=True, n_splits=1, reports_dir=tmp_path, cache_dir=cache_dir,
+              results=tmp_path / "runs.csv", backend="sequential", progress=False, echo=lambda *a: None)
+    (row,), external, total = plan(["nips2006-table1", "icml2013-table2"], quick=True, cache_dir=cache_dir)
+    assert external == ["icml2013-table2"]
+    # 2 splits x 2 columns planned; BB split 0 is cached, the raising column was never cached.
+    assert (row.cells, row.cached, row.missing) == (4, 1, 3)
+    (bb0,) = [ResultCache(cache_dir).get(p.stem) for p in cache_dir.rglob("*.json")]
+    # BB split 1 is estimated from BB split 0's measured time; the raising solver has no time anywhere.
+    assert row.est_seconds == pytest.approx(bb0["fit_seconds"]) and row.unestimated == 2
+    assert total == {"cells": 4, "cached": 1, "missing": 3, "est_seconds": pytest.approx(bb0["fit_seconds"]),
+                     "unestimated": 2}
+    # The CLI prints the same plan and runs nothing.
+    assert main(["reproduce", "nips2006-table1", "--quick", "--plan", "--cache", str(cache_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "nips2006-table1    two_moons" in out and "4 cells, 1 cached, 3 missing" in out
+    assert len(list(cache_dir.rglob("*.json"))) == 1
+    with pytest.raises(ValueError, match="not a row"):
+        plan(["nips2006-table1"], datasets=["g50"], cache_dir=cache_dir)

@@ -1,0 +1,147 @@
+"""What a ``reproduce`` run still has to compute, and roughly how long it will take.
+
+``s3vm-bench reproduce --plan TABLE... | --all`` runs nothing: for every row of the named tables
+it counts the planned cells, those already in the cache and those missing, and estimates the
+compute time of the missing ones from the *measured* fit times of cached cells:
+
+1. the median ``fit_seconds`` of the cached cells of the same protocol, data set, solver,
+   parameters and settings at other splits (the same job on other data splits);
+2. else the median over the cached cells of the same protocol, data set and solver (other
+   parameters: a rougher guess);
+3. else the median over every cached cell of that data set and solver, whatever the table;
+4. else no estimate (the cell is counted as "unestimated").
+
+Estimates are core-seconds of ``fit`` (one BLAS thread per cell, as the grid runs them), not
+wall time: on ``k`` cores a run takes about their sum over ``k`` when the cells are many and
+similar, longer when one cell dominates. A cell shared by several tables (the same cell key:
+e.g. JMLR 2008 Tables 6, 7 and 8 read the same runs) is counted once in the total. Fit times
+recorded under other load or thread settings make the estimate only as good as the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .grid import ResultCache
+from .reproduce import DEFAULT_CACHE_DIR, build_cells
+from .specs import EXTERNAL, get_spec
+
+__all__ = ["PlanRow", "plan", "format_plan"]
+
+
+@dataclass
+class PlanRow:
+    """Cells of one (table, data set) row of a plan; ``est_seconds`` covers the missing cells."""
+
+    table: str
+    dataset: str
+    cells: int = 0
+    cached: int = 0
+    missing: int = 0
+    est_seconds: float = 0.0
+    unestimated: int = 0
+    missing_keys: set = field(default_factory=set, repr=False)
+
+
+def _job(cell) -> tuple:
+    return (cell.protocol, cell.dataset, cell.solver, json.dumps(cell.params, sort_keys=True, default=str),
+            json.dumps(cell.settings, sort_keys=True, default=str), json.dumps(cell.split_kwargs, sort_keys=True))
+
+
+def _fallback_medians(cache_dir: Path) -> dict:
+    """Median fit seconds per (data set, solver) over the whole cache."""
+    seen = defaultdict(list)
+    for p in Path(cache_dir).glob("*/*.json"):
+        try:
+            row = json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if row.get("fit_seconds") is not None:
+            seen[(row.get("dataset"), row.get("solver"))].append(float(row["fit_seconds"]))
+    return {k: statistics.median(v) for k, v in seen.items()}
+
+
+def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, cache_dir=None):
+    """Plan of the tables ``keys`` (spec keys; external tables are left out and returned apart).
+
+    ``quick``, ``n_splits`` and ``datasets`` select cells as :func:`harness.reproduce.reproduce`
+    does. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in
+    table order, the external table keys not planned here, and a dict with the totals over
+    distinct cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``).
+    """
+    cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR)
+    external = [k for k in keys if k in EXTERNAL]
+    specs = [get_spec(k) for k in keys if k not in EXTERNAL]
+    if datasets is not None:
+        known = {d for spec in specs for _, d in spec.rows}
+        unknown = sorted(set(datasets) - known)
+        if unknown:
+            raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
+                             f"their data sets are {', '.join(sorted(known))}")
+    rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
+    same_job, same_solver = defaultdict(list), defaultdict(list)
+    for spec in specs:
+        planned, _ = build_cells(spec, quick=quick, n_splits=n_splits)
+        by_dataset = {}
+        for p in planned:
+            if datasets is not None and p.dataset not in datasets:
+                continue
+            key = p.cell.key()
+            row = by_dataset.setdefault(p.dataset, PlanRow(spec.key, p.dataset))
+            row.cells += 1
+            all_keys.add(key)
+            hit = cache.get(key)
+            if hit is None:
+                row.missing += 1
+                row.missing_keys.add(key)
+                missing_cells[key] = p.cell
+            else:
+                row.cached += 1
+                done_keys.add(key)
+                if hit.get("fit_seconds") is not None:
+                    same_job[_job(p.cell)].append(float(hit["fit_seconds"]))
+                    same_solver[(p.cell.protocol, p.dataset, p.cell.solver)].append(float(hit["fit_seconds"]))
+        rows.extend(by_dataset.values())
+    fallback = None
+    estimate = {}
+    for key, cell in missing_cells.items():
+        got = same_job.get(_job(cell)) or same_solver.get((cell.protocol, cell.dataset, cell.solver))
+        if got:
+            estimate[key] = statistics.median(got)
+            continue
+        if fallback is None:
+            fallback = _fallback_medians(cache.directory)
+        estimate[key] = fallback.get((cell.dataset, cell.solver))
+    for row in rows:
+        for key in row.missing_keys:
+            if estimate.get(key) is None:
+                row.unestimated += 1
+            else:
+                row.est_seconds += estimate[key]
+    total = {"cells": len(all_keys), "cached": len(done_keys), "missing": len(missing_cells),
+             "est_seconds": sum(v for v in estimate.values() if v is not None),
+             "unestimated": sum(v is None for v in estimate.values())}
+    return rows, external, total
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 360 else f"{seconds:.0f} s"
+
+
+def format_plan(rows, external, total, n_cores: int = 1) -> str:
+    """The plan as a plain-text table with a total line (and a wall-time guess on ``n_cores``)."""
+    lines = [f"{'table':18} {'data set':12} {'cells':>6} {'cached':>6} {'missing':>7} {'est. compute':>12}"]
+    for r in rows:
+        est = _hours(r.est_seconds) + (f" +{r.unestimated}?" if r.unestimated else "")
+        lines.append(f"{r.table:18} {r.dataset:12} {r.cells:6d} {r.cached:6d} {r.missing:7d} {est:>12}")
+    lines.append(f"total (distinct cells): {total['cells']} cells, {total['cached']} cached, {total['missing']} missing; "
+                 f"estimated {_hours(total['est_seconds'])} of compute"
+                 + (f" ({total['unestimated']} cells without an estimate)" if total["unestimated"] else "")
+                 + (f", about {_hours(total['est_seconds'] / n_cores)} on {n_cores} cores" if n_cores > 1 else ""))
+    for key in external:
+        lines.append(f"{key}: an external table (its own runner and cell store), not planned here")
+    return "\n".join(lines)
