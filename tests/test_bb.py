@@ -384,3 +384,21 @@ def test_compare_without_stored_optimum_says_how_to_build(tmp_path):
         compare("svm", ["two_moons"], 1, directory=tmp_path, echo=lambda *a: None)
     rows = compare("svm", ["two_moons"], 1, directory=tmp_path, compute_missing=True, echo=lambda *a: None)
     assert rows[0].certified and (tmp_path / "two_moons.json").is_file()
+
+
+def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
+    # Branch and bound's node solves are tiny: extra BLAS threads only slow them down.
+    import harness.compare
+    from threadpoolctl import threadpool_info
+
+    seen = []
+
+    def record(*args, **kwargs):
+        seen.append(max((i["num_threads"] for i in threadpool_info()), default=1))
+        return {}
+
+    monkeypatch.setattr(optima, "build", record)
+    monkeypatch.setattr(harness.compare, "compare", record)
+    assert main(["optima", "build", "two_moons", "--n", "1"]) == 0
+    assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "1"]) == 0
+    assert seen == [1, 1]
