@@ -305,14 +305,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     o = sub.add_parser("optima", help="branch-and-bound reference optima of the small problems")
     osub = o.add_subparsers(dest="optima_command", required=True)
-    ob = osub.add_parser("build", help="compute and store the missing optima")
-    ob.add_argument("sets", nargs="+", metavar="SET", help="two_moons, coil3, 2moons")
+    ob = osub.add_parser("build", help="compute and store the missing optima; retry the uncertified ones when "
+                         "given a larger time or node limit than they had (merged: no bound is lost)")
+    ob.add_argument("sets", nargs="+", metavar="SET", help="two_moons, coil3, 2moons, two_circles")
     ob.add_argument("--n", type=int, help="problems (realizations or splits) per set (default: the paper's)")
     ob.add_argument("--time-limit", dest="time_limit", type=float, help="seconds per binary problem")
     ob.add_argument("--node-limit", dest="node_limit", type=int, help="nodes per binary problem")
     ob.add_argument("--seed-truth", dest="seed_truth", action="store_true",
                     help="seed the incumbent with the true labeling (speeds up pruning; recorded)")
-    ob.add_argument("--force", action="store_true", help="recompute stored entries too")
+    ob.add_argument("--force", action="store_true", help="recompute every entry from scratch and replace it (after a change to "
+                    "the solver)")
     ob.set_defaults(func=_optima_build)
     osh = osub.add_parser("show", help="print a stored reference file")
     osh.add_argument("set", metavar="SET")

@@ -134,13 +134,14 @@ def _files_hash(files: dict) -> str:
 
 @lru_cache(maxsize=None)
 def reference_source_hash() -> str:
-    """SHA-256 over :mod:`harness.optima` and the project modules it imports.
+    """SHA-256 over :mod:`harness.reference_sets` and the project modules it imports.
 
     A ``protocol="reference"`` cell gets its problem from a reference set there (the two-moons
     realizations, the labeled pairs of ICML 2006 Table 2 ...), so a change to how a set is built
-    must rerun its cells too.
+    must rerun its cells too -- but not a change to how the optima are searched or stored
+    (:mod:`harness.optima`), which the cell does not run.
     """
-    return _files_hash(source_closure("harness.optima"))
+    return _files_hash(source_closure("harness.reference_sets"))
 
 
 @lru_cache(maxsize=None)
@@ -247,7 +248,7 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
                 if cell.protocol == "reference":
                     # A reference set of harness.optima (e.g. the two-moons realizations): problem
                     # ``split`` of the set, under the set's settings unless the cell overrides them.
-                    from .optima import get_reference_set
+                    from .reference_sets import get_reference_set
 
                     ref = get_reference_set(cell.dataset)
                     ds, split = ref.make(cell.split)

@@ -5,25 +5,8 @@ minimized over balanced labelings by :mod:`solvers.bb` (NIPS 2006, Alg. 1) for e
 problem of the reference sets below; the results live in ``harness/optima/<set>.json`` so that
 ``s3vm-bench compare``, the asv suites and the reports read them instead of recomputing.
 
-Reference sets (:data:`REFERENCE_SETS`):
-
-``two_moons``
-    NIPS 2006 Table 1: realizations of :func:`data_registry.two_moons` (2 fixed labeled points,
-    50 unlabeled points per moon, seed = realization index), Gaussian kernel sigma = 0.5,
-    C = C* = 10 (NIPS Sec. 7.1).
-``coil3``
-    NIPS 2006 Table 2 and JMLR 2008 Table 1: the JMLR 2008 random splits of Coil3 (2 labeled
-    images per class, 210 unlabeled), sigma = 3000, C = C* = 100, one-versus-rest (three binary
-    problems per split, r exact).
-``2moons``
-    JMLR 2008 Table 1 on the 2moons.mat file we hold: JMLR 2008 random splits (2 labeled, 198
-    unlabeled), sigma = 0.5, C = C* = 10.
-``two_circles``
-    ICML 2006 Table 2 (2CIRCLES): one fixed realization of :func:`data_registry.two_circles`
-    (seed 0: 200 points, 100 per circle, radii 0.5 and 1, noise 0.05 -- the paper does not print
-    its geometry) and, as problem ``i``, the ``i``-th seeded random choice of 2 labeled points
-    (one per class, JMLR 2008 split protocol), 198 unlabeled; sigma = 0.5, C = C* = 10 as for
-    ``2moons`` (ICML 2006 Table 2 sweeps a grid around them, :mod:`harness.specs`).
+The problems themselves (data, split, settings, digest) are defined in :mod:`harness.reference_sets`
+(re-exported here), which the cached cells of protocol ``"reference"`` are keyed on.
 
 Each stored entry is keyed by ``split<i>/class<k>`` and carries the SHA-256 ``digest`` of the
 exact problem (training inputs in order, labeled labels, n_lab, the balance target k, kernel,
@@ -39,139 +22,27 @@ uncertified entry whose ``found_by`` is ``"initial labeling"`` *is* the true lab
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
+import inspect
 import json
 import os
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
-from data_registry import Dataset, Split, jmlr2008_splits, load_dataset, two_circles, two_moons
-from solvers._balance import exact_r, n_positive
 from solvers._primal import kernel_newton
 
-from .protocol import ProtocolSettings, _gram
+from .protocol import _gram
+from .reference_sets import REFERENCE_SETS, BinaryProblem, ReferenceSet, binary_problems, get_reference_set
 
 __all__ = ["REFERENCE_SETS", "OPTIMA_DIR", "BinaryProblem", "ReferenceSet", "binary_problems", "build",
-           "certify", "load_store", "lookup", "optimum_model", "save_store"]
+           "certify", "get_reference_set", "load_store", "lookup", "merge_entries", "optimum_model", "save_store"]
 
 OPTIMA_DIR = Path(__file__).with_name("optima")
 FORMAT = 1
-
-
-@dataclass(frozen=True)
-class ReferenceSet:
-    """A family of small problems with certified optima: how to make problem ``i`` and its settings."""
-
-    name: str
-    description: str
-    paper: str
-    settings: ProtocolSettings
-    n_default: int
-    make: Callable[[int], tuple[Dataset, Split]]
-    files: tuple[str, ...] = ()
-    synthetic: str = "data_registry.synthetic.two_moons"  # the generator, for sets without files
-
-
-def _two_moons(i: int):
-    ds = two_moons(seed=i)
-    # The realization is the split: its fixed labeled/unlabeled partition, numbered by the seed.
-    return ds, dataclasses.replace(jmlr2008_splits(ds, n_splits=1, n_labeled=2)[0], index=i, seed=i)
-
-
-#: The realization behind the ``two_circles`` set: fixed data, only the labeled pair varies.
-TWO_CIRCLES_SEED = 0
-
-
-def _two_circles(i: int):
-    ds = two_circles(seed=TWO_CIRCLES_SEED, n=200)
-    return ds, jmlr2008_splits(ds, n_splits=i + 1, n_labeled=2)[i]
-
-
-def _file_split(name: str):
-    def make(i: int):
-        ds = load_dataset(name)
-        return ds, jmlr2008_splits(ds, n_splits=i + 1)[i]
-
-    return make
-
-
-REFERENCE_SETS: dict[str, ReferenceSet] = {
-    "two_moons": ReferenceSet(
-        "two_moons", "two moons realizations (data_registry.two_moons, seed = index), 2 labeled + 100 unlabeled",
-        "NIPS 2006 Table 1", ProtocolSettings(sigma=0.5, C=10.0), 100, _two_moons),
-    "coil3": ReferenceSet(
-        "coil3", "Coil3, JMLR 2008 random splits (6 labeled, 210 unlabeled), one-versus-rest",
-        "NIPS 2006 Table 2; JMLR 2008 Table 1", ProtocolSettings.for_dataset("coil3"), 10, _file_split("coil3"),
-        ("coil20/COIL20.mat",)),
-    "2moons": ReferenceSet(
-        "2moons", "2moons.mat, JMLR 2008 random splits (2 labeled, 198 unlabeled)", "JMLR 2008 Table 1",
-        ProtocolSettings.for_dataset("2moons"), 10, _file_split("2moons"), ("2moons/2moons.mat",)),
-    "two_circles": ReferenceSet(
-        "two_circles", "two circles (data_registry.two_circles, seed 0, 200 points), seeded random pair of labeled "
-        "points (one per class), 198 unlabeled", "ICML 2006 Table 2",
-        ProtocolSettings(sigma=0.5, C=10.0), 10, _two_circles, synthetic="data_registry.synthetic.two_circles"),
-}
-
-
-def get_reference_set(name: str) -> ReferenceSet:
-    try:
-        return REFERENCE_SETS[name]
-    except KeyError:
-        raise ValueError(f"no reference optima for {name!r}; reference sets: {', '.join(REFERENCE_SETS)}") from None
-
-
-@dataclass(frozen=True)
-class BinaryProblem:
-    """One binary problem of a reference set, in the order the protocol trains it."""
-
-    set_name: str
-    split: int
-    label: int
-    X: np.ndarray  # training inputs: labeled rows first, then unlabeled
-    y: np.ndarray  # true +-1 labels of those rows
-    n_lab: int
-    k: int  # positives among the unlabeled points (the protocol's exact r)
-    settings: ProtocolSettings
-
-    @property
-    def key(self) -> str:
-        return f"split{self.split}/class{self.label}"
-
-    @property
-    def y_masked(self) -> np.ndarray:
-        y = self.y.copy()
-        y[self.n_lab:] = 0.0
-        return y
-
-    def digest(self) -> str:
-        h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self.X, dtype=np.float64).tobytes())
-        h.update(np.ascontiguousarray(self.y[: self.n_lab], dtype=np.float64).tobytes())
-        s = self.settings
-        h.update(json.dumps([self.n_lab, self.k, s.kernel, s.sigma, s.C, s.c_star]).encode())
-        return h.hexdigest()
-
-
-def binary_problems(set_name: str, ds: Dataset, split: Split, settings: ProtocolSettings) -> list[BinaryProblem]:
-    """The binary problems ``harness.protocol.run_split`` solves on this split, in its order."""
-    idx = np.r_[split.labeled, split.unlabeled]
-    X = np.asarray(ds.X[idx], dtype=np.float64)
-    y_all = ds.y[idx]
-    n_lab = split.labeled.size
-    classes = np.arange(ds.n_classes)
-    out = []
-    for c in (classes[1:] if ds.n_classes == 2 else classes):
-        y = np.where(y_all == c, 1.0, -1.0)
-        k = n_positive(y.size - n_lab, exact_r(y[n_lab:]))
-        out.append(BinaryProblem(set_name, split.index, int(c), X, y, n_lab, k, settings))
-    return out
 
 
 # ------------------------------------------------------------------------------------ storage
@@ -283,9 +154,55 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
             "time_limit": time_limit, "node_limit": node_limit}
 
 
+def _more_budget(entry: dict, time_limit, node_limit) -> bool:
+    """Whether a search with these limits may go further than the stored entry's did."""
+    def larger(new, old):
+        return old is not None and (new is None or new > old)
+
+    return larger(time_limit, entry.get("time_limit")) or larger(node_limit, entry.get("node_limit"))
+
+
+def merge_entries(old: dict, new: dict) -> dict:
+    """Combine two searches of the same problem (same digest) without losing what either proved.
+
+    Both lower bounds are certified bounds on the same optimum and both incumbents are feasible
+    labelings, so the merged entry keeps the larger bound and the better labeling (its objective,
+    labels, error and how it was found); it is ``optimal`` when they meet within branch and
+    bound's relative gap tolerance. ``nodes``, ``seconds`` and the limits are those of the new
+    search; the earlier searches are listed under ``previous_runs``.
+    """
+    from solvers.bb import branch_and_bound
+
+    if old["digest"] != new["digest"]:
+        raise ValueError("entries of different problems (digest mismatch) cannot be merged")
+    gap_tol = inspect.signature(branch_and_bound).parameters["gap_tol"].default
+    best = new if new["objective"] <= old["objective"] else old
+    merged = dict(new)
+    for k in ("objective", "labels", "unlabeled_error", "found_by", "initial"):
+        merged[k] = best[k]
+    merged["lower_bound"] = min(max(old["lower_bound"], new["lower_bound"]), merged["objective"])
+    merged["gap"] = max(0.0, (merged["objective"] - merged["lower_bound"]) / abs(merged["objective"])) \
+        if merged["objective"] else 0.0
+    if new["status"] == "optimal" or old["status"] == "optimal" or merged["gap"] <= gap_tol:
+        merged["status"] = "optimal"
+        merged["gap"] = 0.0 if merged["gap"] <= gap_tol else merged["gap"]
+    merged["certified"] = merged["status"] == "optimal"
+    run = {k: old.get(k) for k in ("status", "objective", "lower_bound", "nodes", "seconds", "time_limit",
+                                   "node_limit", "bb_module_sha256")}
+    merged["previous_runs"] = list(old.get("previous_runs", [])) + [run]
+    return merged
+
+
 def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=None, seed_truth=False,
           directory=None, force=False, echo=print) -> dict:
-    """Compute the missing (or, with ``force``, all) entries of the first ``n`` problems; save after each."""
+    """Compute the entries of the first ``n`` problems that a search with these limits can improve.
+
+    That is every missing entry and every uncertified one whose search had a smaller time or
+    node limit than the one given now (``None``: no limit); a rerun is merged with the stored
+    entry by :func:`merge_entries`, so it never loses a bound or a labeling. Certified entries
+    are kept. ``force`` recomputes every entry from scratch and replaces it (after a change to
+    the solver). The store is saved after each problem.
+    """
     ref = get_reference_set(set_name)
     n = ref.n_default if n is None else int(n)
     if n < 1:
@@ -295,15 +212,19 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
         ds, split = ref.make(i)
         gram = None
         for prob in binary_problems(set_name, ds, split, ref.settings):
-            if not force and lookup(prob, store) is not None:
+            old = None if force else lookup(prob, store)
+            if old is not None and (old["status"] == "optimal" or not _more_budget(old, time_limit, node_limit)):
                 continue
             gram = _gram(prob.X, ref.settings) if gram is None else gram
             t0 = time.perf_counter()
             entry = certify(prob, time_limit=time_limit, node_limit=node_limit, seed_truth=seed_truth, gram=gram)
+            if old is not None:
+                entry = merge_entries(old, entry)
             store["entries"][prob.key] = entry
             save_store(store, directory)
             echo(f"{set_name} {prob.key}: objective {entry['objective']:.4f} lower bound {entry['lower_bound']:.4f} "
-                 f"{entry['status']} ({entry['nodes']} nodes, {time.perf_counter() - t0:.2f} s)")
+                 f"{entry['status']} ({entry['nodes']} nodes, {time.perf_counter() - t0:.2f} s)"
+                 + (f", merged with {len(entry['previous_runs'])} earlier search(es)" if old is not None else ""))
     return store
 
 

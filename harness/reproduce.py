@@ -113,7 +113,7 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
     from .protocol import ProtocolSettings
 
     if spec.protocol == "reference":
-        from .optima import get_reference_set
+        from .reference_sets import get_reference_set
 
         base = get_reference_set(dataset).settings
     elif dataset in spec.dataset_settings:

@@ -350,6 +350,39 @@ def test_store_round_trip_digest_mismatch_and_atomic_write(tmp_path):
         optima.load_store("nonexistent")
 
 
+def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp_path, monkeypatch):
+    quiet = dict(directory=tmp_path, echo=lambda *a: None)
+    first = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
+    assert first["status"] == "node_limit" and not first["certified"] and first["lower_bound"] < first["objective"]
+    calls = []
+    real = optima.certify
+    monkeypatch.setattr(optima, "certify", lambda *a, **k: (calls.append(k), real(*a, **k))[1])
+    same = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
+    assert calls == [] and same == first  # no more budget: nothing to learn, not rerun
+    done = optima.build("two_moons", 1, **quiet)["entries"]["split0/class1"]  # no limit: more budget
+    assert len(calls) == 1
+    again = optima.build("two_moons", 1, **quiet)["entries"]["split0/class1"]
+    assert len(calls) == 1 and again == done  # certified: kept
+    assert done["certified"] and done["gap"] == 0.0 and done["lower_bound"] >= first["lower_bound"]
+    assert done["objective"] <= first["objective"]
+    assert [r["status"] for r in done["previous_runs"]] == ["node_limit"]
+    assert done["previous_runs"][0]["node_limit"] == 3
+
+
+def test_merge_keeps_the_best_bound_and_labeling_of_two_searches():
+    base = {"digest": "d", "status": "time_limit", "objective": 10.0, "lower_bound": 6.0, "labels": "+-",
+            "unlabeled_error": 0.5, "found_by": "search", "initial": "none", "nodes": 5, "seconds": 1.0,
+            "time_limit": 1.0, "node_limit": None, "gap": 0.4}
+    other = dict(base, objective=9.0, lower_bound=4.0, labels="-+", unlabeled_error=0.0, nodes=7, time_limit=2.0)
+    m = optima.merge_entries(base, other)
+    assert (m["objective"], m["lower_bound"], m["labels"], m["status"]) == (9.0, 6.0, "-+", "time_limit")
+    assert m["gap"] == pytest.approx(3.0 / 9.0) and m["nodes"] == 7 and m["previous_runs"][0]["nodes"] == 5
+    closed = optima.merge_entries(base, dict(other, lower_bound=9.0))  # the bound meets the better incumbent
+    assert closed["status"] == "optimal" and closed["certified"] and closed["gap"] == 0.0
+    with pytest.raises(ValueError, match="digest"):
+        optima.merge_entries(base, dict(other, digest="e"))
+
+
 def test_compare_reports_a_positive_gap_for_a_weak_solver(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "examples"))  # the README's minimal solver
     lines = []
