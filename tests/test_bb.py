@@ -329,6 +329,33 @@ def test_shipped_two_moons_optima_are_certified_and_reproducible():
         assert again["labels"] == entry["labels"]
 
 
+def test_shipped_coil3_entries_match_the_data_and_their_labelings(data_env):
+    # Every stored Coil3 entry is for today's problem (digest), is balanced, and its objective is
+    # the objective of its labeling; a certified one has its bound equal to it.
+    from solvers.bb import s3vm_objective
+
+    store = optima.load_store("coil3")
+    ref = optima.REFERENCE_SETS["coil3"]
+    s = ref.settings
+    n_cert = 0
+    for i in range(ref.n_default):
+        ds, split = ref.make(i)
+        for prob in optima.binary_problems("coil3", ds, split, s):
+            entry = optima.lookup(prob, store)
+            assert entry is not None, prob.key
+            labels = optima.labels_from_str(entry["labels"])
+            assert labels.size == 210 and int(np.sum(labels > 0)) == prob.k
+            if prob.key in ("split0/class0", "split4/class1", "split9/class2"):  # one objective per class
+                K = gaussian_kernel(prob.X, sigma=s.sigma)
+                value = s3vm_objective(K, prob.y_masked, labels, s.C, s.c_star).objective
+                assert value == pytest.approx(entry["objective"], rel=1e-7)
+            assert entry["lower_bound"] <= entry["objective"] * (1 + 1e-9)
+            if entry["certified"]:
+                n_cert += 1
+                assert entry["status"] == "optimal" and entry["lower_bound"] >= entry["objective"] * (1 - 1e-9)
+    assert n_cert >= 9
+
+
 def test_store_round_trip_digest_mismatch_and_atomic_write(tmp_path):
     store = optima.build("two_moons", 2, directory=tmp_path, echo=lambda *a: None)
     assert set(store["entries"]) == {"split0/class1", "split1/class1"}
