@@ -18,6 +18,15 @@ best labeling known with a valid lower bound. ``initial`` says whether the searc
 an upper bound: ``"ground_truth"`` means the true labeling's objective seeded the incumbent --
 this only speeds up pruning, the certificate is the search's lower bound either way, but an
 uncertified entry whose ``found_by`` is ``"initial labeling"`` *is* the true labeling.
+
+A retry with more budget is merged into the stored entry (:func:`merge_entries`), and
+``previous_runs`` lists the earlier searches, so an entry's history of effort is in the file.
+
+What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
+the two-moons realizations certify in well under a second; a Coil3 problem (210 unlabeled,
+C = C* = 100) that certifies does so in 63k-390k nodes (1-4 minutes at about 1000-1850 nodes/s),
+but some need more than 400k-1M nodes. A depth-first search stopped early proves little: its
+lower bound is that of the shallowest pending node, 20-75 against optima of 93-118.
 """
 
 from __future__ import annotations
