@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .grid import ResultCache
-from .reproduce import DEFAULT_CACHE_DIR, build_cells
-from .specs import EXTERNAL, get_spec
+from .reproduce import DEFAULT_CACHE_DIR, build_cells, split_keys
 
 __all__ = ["PlanRow", "plan", "format_plan"]
 
@@ -74,14 +73,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     distinct cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``).
     """
     cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR)
-    external = [k for k in keys if k in EXTERNAL]
-    specs = [get_spec(k) for k in keys if k not in EXTERNAL]
-    if datasets is not None:
-        known = {d for spec in specs for _, d in spec.rows}
-        unknown = sorted(set(datasets) - known)
-        if unknown:
-            raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
-                             f"their data sets are {', '.join(sorted(known))}")
+    external, specs = split_keys(keys, datasets)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver = defaultdict(list), defaultdict(list)
     for spec in specs:

@@ -602,6 +602,21 @@ def _update_index(directory: Path, key: str, entry: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- driver
+def split_keys(keys, datasets=None) -> tuple[list, list]:
+    """(external table keys, specs of the others); checks that ``datasets`` are rows of them."""
+    external = [k for k in keys if k in EXTERNAL]
+    specs = [get_spec(k) for k in keys if k not in EXTERNAL]
+    if datasets is not None:
+        known = {d for spec in specs for _, d in spec.rows}
+        for k in external:
+            known |= set(importlib.import_module(EXTERNAL[k][1]).catalog_names())
+        unknown = sorted(set(datasets) - known)
+        if unknown:
+            raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
+                             f"their data sets are {', '.join(sorted(known))}")
+    return external, specs
+
+
 def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, cache_dir=None, results=None,
               reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
               time_limit: float | None = 3600.0, progress: bool = True, run: bool = True, echo=print) -> dict:
@@ -622,16 +637,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     # copy) must not silently start an empty cache beside them and recompute every cell.
     cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR)
     results = Path(results or reports_dir / "runs.csv.gz")
-    external = [k for k in keys if k in EXTERNAL]
-    specs = [get_spec(k) for k in keys if k not in EXTERNAL]
-    if datasets is not None:
-        known = {d for spec in specs for _, d in spec.rows}
-        for k in external:
-            known |= set(importlib.import_module(EXTERNAL[k][1]).catalog_names())
-        unknown = sorted(set(datasets) - known)
-        if unknown:
-            raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
-                             f"their data sets are {', '.join(sorted(known))}")
+    external, specs = split_keys(keys, datasets)
     out = {}
     for key in external:
         mod = importlib.import_module(EXTERNAL[key][1])
