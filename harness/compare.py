@@ -24,8 +24,8 @@ import numpy as np
 
 from solvers import get_solver
 
-from .optima import (binary_problems, certify, get_reference_set, labels_from_str, load_store, lookup,
-                     optimum_model, save_store)
+from .optima import (binary_problems, certify, evaluate_optimum, get_reference_set, labels_from_str, load_store,
+                     lookup, save_store)
 from .protocol import run_split
 
 __all__ = ["CompareRow", "compare"]
@@ -48,12 +48,6 @@ class CompareRow:
     optimum_test_error: float | None
     seconds: float
     optimum_seconds: float
-
-
-def _ovr_error(outputs: list[np.ndarray], labels: list[int], y_true) -> float:
-    F = np.column_stack(outputs)
-    pred = (F[:, 0] > 0).astype(int) * labels[0] if len(labels) == 1 else np.array(labels)[np.argmax(F, axis=1)]
-    return float(np.mean(pred != y_true))
 
 
 def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None, *, params=None,
@@ -100,24 +94,12 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
             t0 = time.perf_counter()
             res = run_split(solver_cls, params, ds, split, s)
             seconds = time.perf_counter() - t0
-            opt_unl, opt_test, same = [], [], True
-            X_test = ds.X_test if ds.X_test is not None else (ds.X[split.test] if split.test.size else None)
-            y_test = ds.y_test if ds.X_test is not None else (ds.y[split.test] if split.test.size else None)
-            for prob, entry, b in zip(problems, entries, res.binary):
-                labels = labels_from_str(entry["labels"])
-                same &= bool(np.array_equal(np.where(b.unlabeled_outputs > 0, 1.0, -1.0), labels))
-                beta, bias = optimum_model(prob, labels)
-                f = _gram_cross(prob.X[prob.n_lab:], prob.X, s) @ beta + bias
-                opt_unl.append(f)
-                if X_test is not None:
-                    opt_test.append(_gram_cross(X_test, prob.X, s) @ beta + bias)
-            lab_ids = [p.label for p in problems]
-            y_unl = ds.y[split.unlabeled]
-            optimum = float(np.mean([e["objective"] for e in entries]))
-            row = CompareRow(set_name, split.index, res.objective, optimum, (res.objective - optimum) / optimum, same,
-                             all(e["certified"] for e in entries), res.unlabeled_error,
-                             _ovr_error(opt_unl, lab_ids, y_unl), res.test_error,
-                             _ovr_error(opt_test, lab_ids, y_test) if opt_test else None, seconds,
+            same = all(np.array_equal(np.where(b.unlabeled_outputs > 0, 1.0, -1.0), labels_from_str(e["labels"]))
+                       for e, b in zip(entries, res.binary))
+            opt = evaluate_optimum(ds, split, problems, entries)
+            row = CompareRow(set_name, split.index, res.objective, opt.objective,
+                             (res.objective - opt.objective) / opt.objective, same, opt.certified,
+                             res.unlabeled_error, opt.unlabeled_error, res.test_error, opt.test_error, seconds,
                              float(sum(e["seconds"] for e in entries)))
             rows.append(row)
             mark = "" if row.certified else "  (optimum not certified)"
@@ -131,9 +113,3 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
              f"{100 * np.mean([r.unlabeled_error for r in mine]):.1f}% vs {100 * np.mean([r.optimum_unlabeled_error for r in mine]):.1f}%"
              f", certified {sum(r.certified for r in mine)}/{len(mine)}")
     return rows
-
-
-def _gram_cross(A, B, settings):
-    from solvers._kernels import gaussian_kernel, linear_kernel
-
-    return linear_kernel(A, B) if settings.kernel == "linear" else gaussian_kernel(A, B, sigma=settings.sigma)

@@ -38,6 +38,7 @@ import os
 import tempfile
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,8 +48,9 @@ from solvers._primal import kernel_newton
 from .protocol import _gram
 from .reference_sets import REFERENCE_SETS, BinaryProblem, ReferenceSet, binary_problems, get_reference_set
 
-__all__ = ["REFERENCE_SETS", "OPTIMA_DIR", "BinaryProblem", "ReferenceSet", "binary_problems", "build",
-           "certify", "get_reference_set", "load_store", "lookup", "merge_entries", "optimum_model", "save_store"]
+__all__ = ["REFERENCE_SETS", "OPTIMA_DIR", "BinaryProblem", "ReferenceSet", "StoredOptimum", "binary_problems",
+           "build", "certify", "evaluate_optimum", "get_reference_set", "load_store", "lookup", "merge_entries",
+           "optimum_model", "save_store", "stored_optimum"]
 
 OPTIMA_DIR = Path(__file__).with_name("optima")
 FORMAT = 1
@@ -245,3 +247,79 @@ def optimum_model(problem: BinaryProblem, labels) -> tuple[np.ndarray, float]:
     cost = np.where(np.arange(y.size) < problem.n_lab, s.C, s.c_star)
     res = kernel_newton(_gram(problem.X, s), y, cost)
     return res.coef, res.intercept
+
+
+# ------------------------------------------------------------------------------------ evaluate
+@dataclass
+class StoredOptimum:
+    """The stored optima of one problem (split or realization) of a reference set, evaluated as
+    the common protocol evaluates a solver (JMLR 2008 Sec. 5.2).
+
+    Attributes
+    ----------
+    objective : float
+        Mean of the binary problems' optima (the protocol's objective of a one-versus-rest split).
+    unlabeled_error, test_error : float, float or None
+        Errors (fractions) of the L2-SVMs trained on the optimal labelings: the sign of the
+        output for a binary set, the class of the largest output for one-versus-rest.
+    n_certified : int
+        Binary problems whose entry is a certified optimum; the others hold the best labeling
+        known (with a valid lower bound), so the values above are then an upper bound's.
+    """
+
+    split: int
+    problems: list
+    entries: list
+    objective: float
+    unlabeled_error: float
+    test_error: float | None
+    n_certified: int
+
+    @property
+    def certified(self) -> bool:
+        return self.n_certified == len(self.entries)
+
+
+def _gram_cross(A, B, settings):
+    from solvers._kernels import gaussian_kernel, linear_kernel
+
+    return linear_kernel(A, B) if settings.kernel == "linear" else gaussian_kernel(A, B, sigma=settings.sigma)
+
+
+def _ovr_error(outputs: list, labels: list, y_true) -> float:
+    F = np.column_stack(outputs)
+    pred = (F[:, 0] > 0).astype(int) * labels[0] if len(labels) == 1 else np.array(labels)[np.argmax(F, axis=1)]
+    return float(np.mean(pred != y_true))
+
+
+def evaluate_optimum(ds, split, problems: list, entries: list) -> StoredOptimum:
+    """Objective and errors of the stored optimal labelings ``entries`` of ``problems`` (one split)."""
+    s = problems[0].settings
+    X_test = ds.X_test if ds.X_test is not None else (ds.X[split.test] if split.test.size else None)
+    y_test = ds.y_test if ds.X_test is not None else (ds.y[split.test] if split.test.size else None)
+    unl, test = [], []
+    for prob, entry in zip(problems, entries):
+        beta, bias = optimum_model(prob, labels_from_str(entry["labels"]))
+        unl.append(_gram_cross(prob.X[prob.n_lab:], prob.X, s) @ beta + bias)
+        if X_test is not None:
+            test.append(_gram_cross(X_test, prob.X, s) @ beta + bias)
+    ids = [p.label for p in problems]
+    return StoredOptimum(split.index, list(problems), list(entries), float(np.mean([e["objective"] for e in entries])),
+                         _ovr_error(unl, ids, ds.y[split.unlabeled]),
+                         _ovr_error(test, ids, y_test) if test else None,
+                         sum(bool(e["certified"]) for e in entries))
+
+
+def stored_optimum(set_name: str, i: int, store: dict | None = None, directory=None) -> StoredOptimum | None:
+    """The stored optima of problem ``i`` of a reference set, evaluated; None if any is missing.
+
+    An entry whose digest no longer matches its problem counts as missing (:func:`lookup`).
+    """
+    ref = get_reference_set(set_name)
+    store = load_store(set_name, directory) if store is None else store
+    ds, split = ref.make(int(i))
+    problems = binary_problems(set_name, ds, split, ref.settings)
+    entries = [lookup(p, store) for p in problems]
+    if any(e is None for e in entries):
+        return None
+    return evaluate_optimum(ds, split, problems, entries)

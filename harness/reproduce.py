@@ -282,7 +282,7 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
                                           float(vals.mean()) if vals.size else None,
                                           float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), nf,
                                           skipped.get((row_label, ci), "")))
-        return out
+        return out + _stored_optima_cells(spec, planned, target, unit_of)
     if spec.aggregate == "rank":
         from scipy.stats import rankdata
 
@@ -437,10 +437,52 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
     raise ValueError(f"unknown aggregate {spec.aggregate!r} in spec {spec.key}")
 
 
+def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[ReportCell]:
+    """The ``"<stored_optima_of> (stored optima)"`` column (:attr:`TableSpec.stored_optima`).
+
+    Per row whose data set has a reference set, the splits of the row's planned cells are looked
+    up in the stored optima (digest-checked, :func:`harness.optima.stored_optimum`) and their
+    metrics averaged like any column; the note counts the certified binary problems.
+    """
+    if not spec.stored_optima:
+        return []
+    from . import optima
+
+    out = []
+    of = Config(spec.stored_optima_of, "")
+    for row_label, dataset in spec.rows:
+        set_name = spec.stored_optima.get(dataset)
+        if set_name is None:
+            continue
+        store = optima.load_store(set_name)
+        splits = sorted({p.cell.split for p in planned if p.row == row_label})
+        found = [optima.stored_optimum(set_name, i, store) for i in splits]
+        found = [f for f in found if f is not None]
+        n_prob = sum(len(f.entries) for f in found)
+        n_cert = sum(f.n_certified for f in found)
+        note = (f"{len(found)} of {len(splits)} splits in the store ({set_name}); {n_cert} of {n_prob} binary "
+                "problems certified optimal" + (", the others at the best labeling known" if n_cert < n_prob else "")
+                if found else
+                f"no stored optima of these splits ({set_name}); run `s3vm-bench optima build {set_name}`")
+        for suffix, metric in spec.metrics:
+            r_lab, c_lab = _target_cell(spec, row_label, of, suffix)
+            _, c_out = _target_cell(spec, row_label, Config(f"{spec.stored_optima_of} (stored optima)", ""), suffix)
+            pv, pt, pu = target(r_lab, c_lab)
+            rows = [{"unlabeled_error": f.unlabeled_error, "test_error": f.test_error, "objective": f.objective}
+                    for f in found]
+            vals = np.array([_metric(r, metric) for r in rows])
+            vals = vals[np.isfinite(vals)]
+            out.append(ReportCell(r_lab, c_out, unit_of(metric, pu), pv, pt, float(vals.mean()) if vals.size else None,
+                                  float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), 0, note))
+    return out
+
+
 # ----------------------------------------------------------------------------- reports
 def _fmt(x, unit):
     if x is None:
         return "--"
+    if abs(x) < 1e-9:
+        x = 0.0  # round-off (the sd of equal values), not a value worth printing as 3e-14
     if unit == "count":
         return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
     if unit in ("objective", "s"):
@@ -541,7 +583,9 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
                 if c.unit == "s" and c.paper:
                     extra = f" ({c.paper / c.mean:.0f}x)" if c.mean > 0 else ""
                 fail = f", {c.n_failed} failed" if c.n_failed else ""
-                out.append(f"{_fmt(c.mean, c.unit)}{sd} ({c.n}{fail}) [{c.paper_text or '-'}]{mark}{extra}")
+                # A note on a cell with a value (what stands behind it) is a footnote.
+                ref = f" ({footnotes.setdefault(c.note, len(footnotes) + 1)})" if c.note else ""
+                out.append(f"{_fmt(c.mean, c.unit)}{sd} ({c.n}{fail}) [{c.paper_text or '-'}]{mark}{extra}{ref}")
         lines.append(f"| {r} | " + " | ".join(out) + " |")
     if footnotes:
         lines += [""] + [f"({k}) {note}" + ("" if k == len(footnotes) else "  ") for note, k in footnotes.items()]

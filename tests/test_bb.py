@@ -426,6 +426,9 @@ def test_compare_a_global_solver_has_zero_gap():
     for r in rows:
         assert r.gap == pytest.approx(0.0, abs=1e-9)
         assert r.optimal_labeling
+        # The stored optimum evaluated by harness.optima gives the errors the solver's own fit gives.
+        assert r.optimum_unlabeled_error == pytest.approx(r.unlabeled_error)
+        assert r.optimum_test_error == pytest.approx(r.test_error)
 
 
 def test_compare_cli(capsys, monkeypatch):

@@ -385,3 +385,87 @@ def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_ti
     assert len(list(cache_dir.rglob("*.json"))) == 1
     with pytest.raises(ValueError, match="not a row"):
         plan(["nips2006-table1"], datasets=["g50"], cache_dir=cache_dir)
+
+
+# ------------------------------------------------------------------------------ stored optima column
+def _stored_spec(**kw):
+    from harness.specs import TableSpec
+
+    return TableSpec("toy-stored", "toy", (("", "two_moons"),), (Config("BB", "bb"),),
+                     metrics=(("Test error", "test_error"), ("Objective", "objective")), layout="metric_rows",
+                     protocol="reference", n_splits=4, stored_optima={"two_moons": "two_moons"}, **kw)
+
+
+def test_stored_optima_column_reads_the_shipped_optima_of_the_tables_splits():
+    from harness import optima
+    from harness.reproduce import aggregate, build_cells
+
+    spec = _stored_spec()
+    planned, _ = build_cells(spec)
+    targets = {("Objective", "BB"): (7.81, "7.81", ""), ("Test error", "BB"): (0.0, "0", "")}
+    cells = aggregate(spec, planned, [{"status": "failed"}] * len(planned), {}, targets)
+    stored = {c.row: c for c in cells if c.column == "BB (stored optima)"}
+    assert set(stored) == {"Test error", "Objective"}
+    # The objective is the mean of the stored optima, read here straight from the file.
+    entries = json.loads((optima.OPTIMA_DIR / "two_moons.json").read_text())["entries"]
+    objs = [entries[f"split{i}/class1"]["objective"] for i in range(4)]
+    obj = stored["Objective"]
+    assert obj.n == 4 and obj.mean == pytest.approx(np.mean(objs)) and obj.std == pytest.approx(np.std(objs, ddof=1))
+    assert obj.paper == 7.81 and obj.unit == "objective"
+    assert "4 of 4 binary problems certified optimal" in obj.note and "best labeling known" not in obj.note
+    assert 0.0 <= stored["Test error"].mean <= 100.0 and stored["Test error"].n == 4
+    # The solver's own column had no result: the stored column does not stand in for it.
+    assert {c.column: c.mean for c in cells if c.row == "Objective"}["BB"] is None
+
+
+def test_stored_optima_column_without_a_store_says_how_to_build_it(tmp_path, monkeypatch):
+    from harness import optima
+    from harness.reproduce import aggregate, build_cells, write_report
+
+    monkeypatch.setattr(optima, "OPTIMA_DIR", tmp_path)
+    spec = _stored_spec()
+    planned, _ = build_cells(spec)
+    cells = aggregate(spec, planned, [{"status": "failed"}] * len(planned), {}, {})
+    stored = [c for c in cells if c.column == "BB (stored optima)"]
+    assert len(stored) == 2 and all(c.mean is None and "optima build two_moons" in c.note for c in stored)
+    md, _ = write_report(spec, cells, {"splits": 4}, tmp_path)
+    assert "optima build two_moons" in md.read_text()
+
+
+def test_stored_optima_footnote_is_written_under_the_table(tmp_path):
+    from harness.reproduce import aggregate, build_cells, write_report
+
+    spec = _stored_spec()
+    planned, _ = build_cells(spec)
+    cells = aggregate(spec, planned, [{"status": "failed"}] * len(planned), {}, {})
+    text = write_report(spec, cells, {"splits": 4}, tmp_path)[0].read_text()
+    assert "| BB | BB (stored optima) |" in text
+    assert "(4) [-] (1) |" in text and "(1) 4 of 4 splits in the store (two_moons)" in text
+
+
+def test_specs_with_stored_optima_use_the_reference_sets_splits_and_settings(data_env):
+    # The stored-optima column is only meaningful if the reference set's problem i is the
+    # table's split i with the table's settings: checked here against the grid's own split.
+    from data_registry import load_dataset, make_splits
+    from harness.optima import get_reference_set
+    from harness.protocol import ProtocolSettings
+    from harness.reproduce import build_cells
+
+    checked = 0
+    for spec in SPECS.values():
+        if not spec.stored_optima:
+            continue
+        planned, _ = build_cells(spec)
+        for row, dataset in spec.rows:
+            if dataset not in spec.stored_optima:
+                continue
+            ref = get_reference_set(spec.stored_optima[dataset])
+            cell = next(p.cell for p in planned if p.row == row and p.cell.solver == "bb")
+            assert ProtocolSettings(**cell.settings) == ref.settings
+            splits = make_splits(load_dataset(dataset), cell.protocol, n_splits=cell.n_splits)
+            for i in (0, cell.n_splits - 1):
+                _, ref_split = ref.make(i)
+                np.testing.assert_array_equal(ref_split.labeled, splits[i].labeled)
+                np.testing.assert_array_equal(ref_split.unlabeled, splits[i].unlabeled)
+                checked += 1
+    assert checked == 6  # JMLR Table 1 (Coil3, 2moons) and NIPS Table 2 (Coil3), two splits each
