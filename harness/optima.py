@@ -137,7 +137,8 @@ def labels_from_str(text: str) -> np.ndarray:
     return np.array([1.0 if ch == "+" else -1.0 for ch in text])
 
 
-def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_truth=False, gram=None) -> dict:
+def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_truth=False, gram=None,
+            branching="nips") -> dict:
     """Run branch and bound on one problem; return the entry to store.
 
     Parameters
@@ -145,6 +146,8 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     seed_truth : bool
         Seed the incumbent with the true labeling (a valid upper bound that only speeds up
         pruning; recorded as ``initial = "ground_truth"``).
+    branching : str
+        Branching rule of :func:`solvers.bb.branch_and_bound` (recorded; every rule is exact).
     """
     from solvers.bb import branch_and_bound, s3vm_objective
 
@@ -154,7 +157,7 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     truth = problem.y[problem.n_lab:]
     j_true = float(s3vm_objective(K, y, truth, s.C, s.c_star).objective)
     res = branch_and_bound(K, y, problem.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
-                           initial_labels=truth if seed_truth else None)
+                           initial_labels=truth if seed_truth else None, branching=branching)
     return {"digest": problem.digest(), "split": problem.split, "label": problem.label,
             "u": int(truth.size), "k": problem.k, "objective": res.objective, "lower_bound": res.lower_bound,
             "gap": res.gap, "status": res.status, "certified": res.status == "optimal", "nodes": res.nodes,
@@ -162,15 +165,20 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
             "found_by": "search" if res.found_at_node else "initial labeling",
             "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
             "labels": labels_to_str(res.labels), "bb_module_sha256": _module_sha(),
-            "time_limit": time_limit, "node_limit": node_limit}
+            "time_limit": time_limit, "node_limit": node_limit, "branching": branching}
 
 
-def _more_budget(entry: dict, time_limit, node_limit) -> bool:
-    """Whether a search with these limits may go further than the stored entry's did."""
+def _more_budget(entry: dict, time_limit, node_limit, branching="nips") -> bool:
+    """Whether a search with these limits and this branching rule may go further than every
+    stored search of the entry (itself and its ``previous_runs``) with the same rule did.
+
+    Entries written before the rule was recorded were searched with ``"nips"``.
+    """
     def larger(new, old):
         return old is not None and (new is None or new > old)
 
-    return larger(time_limit, entry.get("time_limit")) or larger(node_limit, entry.get("node_limit"))
+    runs = [r for r in [entry, *entry.get("previous_runs", [])] if r.get("branching", "nips") == branching]
+    return all(larger(time_limit, r.get("time_limit")) or larger(node_limit, r.get("node_limit")) for r in runs)
 
 
 def merge_entries(old: dict, new: dict) -> dict:
@@ -200,16 +208,18 @@ def merge_entries(old: dict, new: dict) -> dict:
     merged["certified"] = merged["status"] == "optimal"
     run = {k: old.get(k) for k in ("status", "objective", "lower_bound", "nodes", "seconds", "time_limit",
                                    "node_limit", "bb_module_sha256")}
+    run["branching"] = old.get("branching", "nips")
     merged["previous_runs"] = list(old.get("previous_runs", [])) + [run]
     return merged
 
 
 def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=None, seed_truth=False,
-          directory=None, force=False, echo=print) -> dict:
+          directory=None, force=False, branching="nips", echo=print) -> dict:
     """Compute the entries of the first ``n`` problems that a search with these limits can improve.
 
-    That is every missing entry and every uncertified one whose search had a smaller time or
-    node limit than the one given now (``None``: no limit); a rerun is merged with the stored
+    That is every missing entry and every uncertified one whose searches with this ``branching``
+    rule all had a smaller time or node limit than the one given now (``None``: no limit; a rule
+    not tried on the entry yet always runs); a rerun is merged with the stored
     entry by :func:`merge_entries`, so it never loses a bound or a labeling. Certified entries
     are kept. ``force`` recomputes every entry from scratch and replaces it (after a change to
     the solver). The store is saved after each problem.
@@ -224,11 +234,13 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
         gram = None
         for prob in binary_problems(set_name, ds, split, ref.settings):
             old = None if force else lookup(prob, store)
-            if old is not None and (old["status"] == "optimal" or not _more_budget(old, time_limit, node_limit)):
+            if old is not None and (old["status"] == "optimal"
+                                    or not _more_budget(old, time_limit, node_limit, branching)):
                 continue
             gram = _gram(prob.X, ref.settings) if gram is None else gram
             t0 = time.perf_counter()
-            entry = certify(prob, time_limit=time_limit, node_limit=node_limit, seed_truth=seed_truth, gram=gram)
+            entry = certify(prob, time_limit=time_limit, node_limit=node_limit, seed_truth=seed_truth, gram=gram,
+                            branching=branching)
             if old is not None:
                 entry = merge_entries(old, entry)
             store["entries"][prob.key] = entry

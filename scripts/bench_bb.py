@@ -2,8 +2,10 @@
 
 Runs :func:`solvers.bb.branch_and_bound` on two-moons realizations (100 unlabeled points) and,
 optionally, Coil3 splits (210 unlabeled, three one-versus-rest problems), ``--repeat`` times each,
-with the NIPS 2006 bound alone (``lookahead=False``, the paper's algorithm) and with the dual
-look-ahead bound (the default), and prints medians and the ratio measured in the same run::
+in up to three variants -- ``nips``: the NIPS 2006 bound and branching alone (``lookahead=False,
+branching="nips"``, the paper's algorithm); ``lookahead``: plus the dual look-ahead bounds;
+``product``: plus branching on the product of the two children's bound gains -- and prints medians
+and the ratios to the first variant measured in the same run::
 
     OPENBLAS_NUM_THREADS=1 python scripts/bench_bb.py --moons 10 --repeat 3 [--coil3 1 --time-limit 60]
 
@@ -24,7 +26,9 @@ from harness.optima import REFERENCE_SETS, binary_problems
 from harness.protocol import _gram
 from solvers.bb import branch_and_bound
 
-VARIANTS = {"nips": {"lookahead": False}, "lookahead": {"lookahead": True}}
+VARIANTS = {"nips": {"lookahead": False, "branching": "nips"},  # the paper's algorithm
+            "lookahead": {"lookahead": True, "branching": "nips"},
+            "product": {"lookahead": True, "branching": "product"}}
 
 
 def _problems(set_name, n):
@@ -35,7 +39,8 @@ def _problems(set_name, n):
         yield i, probs, _gram(probs[0].X, ref.settings), ref.settings
 
 
-def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead"), per_problem=False, seed_truth=False):
+def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead", "product"), per_problem=False,
+        seed_truth=False, node_limit=None):
     print(f"== {set_name}: {n} problems x {repeat} repeats, time limit {time_limit} s per binary problem"
           f"{', seeded with the true labeling' if seed_truth else ''} ==")
     print(f"{'problem':>8} {'variant':>10} {'median s':>9} {'nodes':>8} {'status':>10} {'objective':>10}")
@@ -45,7 +50,7 @@ def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead"), per_
             secs, res = [], []
             for _ in range(repeat):
                 t0 = time.perf_counter()
-                res = [branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, time_limit=time_limit,
+                res = [branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
                                         initial_labels=p.y[p.n_lab:] if seed_truth else None, **VARIANTS[variant])
                        for p in probs]
                 secs.append(time.perf_counter() - t0)
@@ -61,15 +66,14 @@ def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead"), per_
                     print(f"{'':>8} {p.key:>14}: {r.status:>10} nodes {r.nodes:>7} rebuilds {r.n_refactor:>6} "
                           f"s {r.seconds:7.2f} objective {r.objective:9.4f} lower {r.lower_bound:9.4f} "
                           f"gap {100 * r.gap:6.2f}% depth {r.max_depth:>4} unl.err {100 * err:5.1f}%", flush=True)
-    if len(variants) == 2:
-        a = np.array(per_variant[variants[0]])
-        b = np.array(per_variant[variants[1]])
-        print(f"median over problems: {variants[0]} {np.median(a[:, 0]):.3f} s ({np.median(a[:, 1]):.0f} nodes); "
-              f"{variants[1]} {np.median(b[:, 0]):.3f} s ({np.median(b[:, 1]):.0f} nodes); "
-              f"median ratio {variants[1]} / {variants[0]} {np.median(b[:, 0] / a[:, 0]):.2f}")
-    else:
-        a = np.array(per_variant[variants[0]])
-        print(f"median over problems: {variants[0]} {np.median(a[:, 0]):.3f} s ({np.median(a[:, 1]):.0f} nodes)")
+    base = np.array(per_variant[variants[0]])
+    for v in variants:
+        a = np.array(per_variant[v])
+        line = f"median over problems: {v} {np.median(a[:, 0]):.3f} s ({np.median(a[:, 1]):.0f} nodes)"
+        if v != variants[0]:
+            line += (f"; median ratio {v} / {variants[0]}: seconds {np.median(a[:, 0] / base[:, 0]):.2f}, "
+                     f"nodes {np.median(a[:, 1] / base[:, 1]):.2f}")
+        print(line)
 
 
 def main(argv=None):
@@ -78,11 +82,15 @@ def main(argv=None):
     p.add_argument("--coil3", type=int, default=0, help="Coil3 splits (needs the COIL-20 file)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--time-limit", type=float, default=None)
-    p.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["nips", "lookahead"])
+    p.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["nips", "lookahead", "product"],
+                   help="nips: the paper's bound and branching (NIPS 2006 Alg. 1, eq. 7); lookahead: plus the "
+                        "dual look-ahead bounds; product: plus branching on the product of both children's bound gains")
+    p.add_argument("--node-limit", type=int, default=None)
     p.add_argument("--per-problem", action="store_true", help="one row per binary problem")
     p.add_argument("--seed-truth", action="store_true", help="seed the incumbent with the true labeling")
     args = p.parse_args(argv)
-    kw = dict(variants=tuple(args.variants), per_problem=args.per_problem, seed_truth=args.seed_truth)
+    kw = dict(variants=tuple(args.variants), per_problem=args.per_problem, seed_truth=args.seed_truth,
+              node_limit=args.node_limit)
     if args.moons:
         run("two_moons", args.moons, args.repeat, args.time_limit, **kw)
     if args.coil3:

@@ -476,9 +476,13 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         L2-SVM per tree level, not counted in ``nodes``), which can add a fraction of a second.
     initial_labels : array_like of shape (u,), optional
         A balanced labeling from another solver; its objective is the initial upper bound.
-    branching : {"nips", "bound"}, default="nips"
+    branching : {"nips", "bound", "product"}, default="nips"
         ``"nips"``: NIPS 2006 eq. 7 (largest increase of s(L) for the unlikely label, likely
-        label first); ``"bound"``: the point whose worse child has the largest look-ahead bound.
+        label first); ``"bound"``: the point whose worse child has the largest look-ahead bound;
+        ``"product"``: the largest product of the two children's look-ahead bound gains over
+        s(L) (the product rule of MIP branching). With the optimum as incumbent the rule alone
+        decides the size of the tree: on Coil3 "product" certified four problems in 3.8-5.3x
+        fewer nodes than "nips" and one in 1.7x more (issue 6 note); all rules are exact.
     lookahead : bool, default=True
         Use the dual look-ahead bounds of :meth:`_IncrementalL2SVM.lookahead`: a child whose
         bound reaches the incumbent is pruned without training, and a node is pruned on
@@ -507,7 +511,7 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     below s(L) = 12.5.
     """
     K, y, u, n_pos, C, C_star = _check_problem(K, y, n_pos, C, C_star)
-    if branching not in ("nips", "bound"):
+    if branching not in ("nips", "bound", "product"):
         raise ValueError(f"branching must be 'nips' or 'bound', got {branching!r}")
     gap_tol = float(gap_tol)
     if not 0.0 <= gap_tol < 1.0:
@@ -558,6 +562,14 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         if branching == "nips":
             i = int(np.argmax(score))
             first = 1.0 if state.f[U[i]] >= 0.0 else -1.0
+        elif branching == "product":
+            # The product rule of MIP strong branching (Achterberg, Koch and Martin 2005): the
+            # point whose two children both raise the bound, scored by the product of the gains
+            # (floored, so that a zero gain does not tie every point); more likely label first.
+            v = state.value
+            eps = 1e-6 * max(abs(v), 1.0)
+            i = int(np.argmax(np.maximum(lbp - v, eps) * np.maximum(lbn - v, eps)))
+            first = 1.0 if lbp[i] <= lbn[i] else -1.0
         else:  # "bound": the point whose worse child is best bounded; its better-bounded label first
             i = int(np.argmax(np.minimum(lbp, lbn)))
             first = 1.0 if lbp[i] <= lbn[i] else -1.0

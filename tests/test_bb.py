@@ -39,7 +39,7 @@ def _tiny(rng, linear=False):
     return K, y, k, C, C_star
 
 
-@pytest.mark.parametrize("branching,lookahead", [("nips", True), ("nips", False), ("bound", True)])
+@pytest.mark.parametrize("branching,lookahead", [("nips", True), ("nips", False), ("bound", True), ("product", True)])
 def test_bb_equals_brute_force_on_random_tiny_problems(branching, lookahead):
     rng = np.random.default_rng(2006)
     for t in range(60):
@@ -394,6 +394,27 @@ def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp
     assert done["objective"] <= first["objective"]
     assert [r["status"] for r in done["previous_runs"]] == ["node_limit"]
     assert done["previous_runs"][0]["node_limit"] == 3
+
+
+def test_build_retries_with_a_branching_rule_not_yet_tried_at_that_budget(tmp_path, monkeypatch):
+    quiet = dict(directory=tmp_path, echo=lambda *a: None)
+    first = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
+    assert first["branching"] == "nips" and not first["certified"]
+    calls = []
+    real = optima.certify
+    monkeypatch.setattr(optima, "certify", lambda *a, **k: (calls.append(k["branching"]), real(*a, **k))[1])
+    other = optima.build("two_moons", 1, node_limit=3, branching="product", **quiet)["entries"]["split0/class1"]
+    assert calls == ["product"] and other["branching"] == "product"
+    assert [r["branching"] for r in other["previous_runs"]] == ["nips"]
+    # Both rules have now had 3 nodes: neither reruns at 3; either reruns with more.
+    optima.build("two_moons", 1, node_limit=3, branching="nips", **quiet)
+    optima.build("two_moons", 1, node_limit=3, branching="product", **quiet)
+    assert calls == ["product"]
+    optima.build("two_moons", 1, node_limit=4, branching="nips", **quiet)
+    assert calls == ["product", "nips"]
+    # An entry written before the rule was recorded counts as searched with "nips".
+    legacy = {k: v for k, v in first.items() if k != "branching"}
+    assert not optima._more_budget(legacy, None, 3, "nips") and optima._more_budget(legacy, None, 3, "product")
 
 
 def test_merge_keeps_the_best_bound_and_labeling_of_two_searches():
