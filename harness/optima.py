@@ -298,27 +298,30 @@ def _gram_cross(A, B, settings):
     return linear_kernel(A, B) if settings.kernel == "linear" else gaussian_kernel(A, B, sigma=settings.sigma)
 
 
-def _ovr_error(outputs: list, labels: list, y_true) -> float:
-    F = np.column_stack(outputs)
-    pred = (F[:, 0] > 0).astype(int) * labels[0] if len(labels) == 1 else np.array(labels)[np.argmax(F, axis=1)]
-    return float(np.mean(pred != y_true))
-
-
 def evaluate_optimum(ds, split, problems: list, entries: list) -> StoredOptimum:
-    """Objective and errors of the stored optimal labelings ``entries`` of ``problems`` (one split)."""
+    """Objective and errors of the stored optimal labelings ``entries`` of ``problems`` (one split).
+
+    The errors are those :func:`harness.protocol.run_split` would report for a solver whose
+    binary outputs are those of the L2-SVMs on the optimal labelings (its ``_error``, test set
+    chosen in its order); the objective is the mean of the stored optima themselves.
+    """
+    from types import SimpleNamespace
+
+    from .protocol import _error
+
     s = problems[0].settings
-    X_test = ds.X_test if ds.X_test is not None else (ds.X[split.test] if split.test.size else None)
-    y_test = ds.y_test if ds.X_test is not None else (ds.y[split.test] if split.test.size else None)
-    unl, test = [], []
+    X_test, y_test = (ds.X[split.test], ds.y[split.test]) if split.test.size else (None, None)
+    if X_test is None and ds.X_test is not None:
+        X_test, y_test = ds.X_test, ds.y_test
+    outs = []
     for prob, entry in zip(problems, entries):
         beta, bias = optimum_model(prob, labels_from_str(entry["labels"]))
-        unl.append(_gram_cross(prob.X[prob.n_lab:], prob.X, s) @ beta + bias)
-        if X_test is not None:
-            test.append(_gram_cross(X_test, prob.X, s) @ beta + bias)
-    ids = [p.label for p in problems]
+        outs.append(SimpleNamespace(
+            label=prob.label, unl=_gram_cross(prob.X[prob.n_lab:], prob.X, s) @ beta + bias,
+            test=None if X_test is None else _gram_cross(X_test, prob.X, s) @ beta + bias))
     return StoredOptimum(split.index, list(problems), list(entries), float(np.mean([e["objective"] for e in entries])),
-                         _ovr_error(unl, ids, ds.y[split.unlabeled]),
-                         _ovr_error(test, ids, y_test) if test else None,
+                         _error(outs, ds.y[split.unlabeled], "unl"),
+                         None if X_test is None else _error(outs, y_test, "test"),
                          sum(bool(e["certified"]) for e in entries))
 
 

@@ -73,6 +73,9 @@ class ReportCell:
     n: int
     n_failed: int
     note: str = ""
+    #: False for reference values that are not a reproduction run (the stored optima column):
+    #: shown with their own mark but left out of the table's verdict.
+    in_verdict: bool = True
 
     @property
     def diff(self) -> float | None:
@@ -442,10 +445,13 @@ def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[Repo
 
     Per row whose data set has a reference set, the splits of the row's planned cells are looked
     up in the stored optima (digest-checked, :func:`harness.optima.stored_optimum`) and their
-    metrics averaged like any column; the note counts the certified binary problems.
+    metrics averaged like any column; the note counts the certified binary problems. The cells
+    are not a run of the table, so they stay out of its verdict (``in_verdict=False``).
     """
     if not spec.stored_optima:
         return []
+    from data_registry import DataFetchError
+
     from . import optima
 
     out = []
@@ -454,16 +460,25 @@ def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[Repo
         set_name = spec.stored_optima.get(dataset)
         if set_name is None:
             continue
-        store = optima.load_store(set_name)
         splits = sorted({p.cell.split for p in planned if p.row == row_label})
-        found = [optima.stored_optimum(set_name, i, store) for i in splits]
-        found = [f for f in found if f is not None]
+        found, why = [], ""
+        try:
+            store = optima.load_store(set_name)
+            found = [f for f in (optima.stored_optimum(set_name, i, store) for i in splits) if f is not None]
+        except (DataFetchError, ValueError) as exc:  # the data set cannot be read here: say so, write the rest
+            why = f"stored optima not read: {exc}"
         n_prob = sum(len(f.entries) for f in found)
         n_cert = sum(f.n_certified for f in found)
-        note = (f"{len(found)} of {len(splits)} splits in the store ({set_name}); {n_cert} of {n_prob} binary "
-                "problems certified optimal" + (", the others at the best labeling known" if n_cert < n_prob else "")
-                if found else
-                f"no stored optima of these splits ({set_name}); run `s3vm-bench optima build {set_name}`")
+        if why:
+            note = why
+        elif not splits:
+            note = "no split of this row is planned"
+        elif found:
+            note = (f"{len(found)} of {len(splits)} splits in the store ({set_name}); {n_cert} of {n_prob} binary "
+                    "problems certified optimal" + (", the others at the best labeling known" if n_cert < n_prob
+                                                    else ""))
+        else:
+            note = f"no stored optima of these splits ({set_name}); run `s3vm-bench optima build {set_name}`"
         for suffix, metric in spec.metrics:
             r_lab, c_lab = _target_cell(spec, row_label, of, suffix)
             _, c_out = _target_cell(spec, row_label, Config(f"{spec.stored_optima_of} (stored optima)", ""), suffix)
@@ -473,7 +488,8 @@ def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[Repo
             vals = np.array([_metric(r, metric) for r in rows])
             vals = vals[np.isfinite(vals)]
             out.append(ReportCell(r_lab, c_out, unit_of(metric, pu), pv, pt, float(vals.mean()) if vals.size else None,
-                                  float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), 0, note))
+                                  float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), 0, note,
+                                  in_verdict=False))
     return out
 
 
@@ -494,6 +510,7 @@ def _fmt(x, unit):
 
 def table_verdict(cells: list[ReportCell]) -> str:
     """One line: matches / differs (how many, the largest difference) / incomplete."""
+    cells = [c for c in cells if c.in_verdict]
     judged = [c for c in cells if c.verdict in ("within spread", "differs")]
     missing = [c for c in cells if c.mean is None]
     unjudged = [c for c in cells if c.verdict == NO_SPREAD]
@@ -584,7 +601,7 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
                     extra = f" ({c.paper / c.mean:.0f}x)" if c.mean > 0 else ""
                 fail = f", {c.n_failed} failed" if c.n_failed else ""
                 # A note on a cell with a value (what stands behind it) is a footnote.
-                ref = f" ({footnotes.setdefault(c.note, len(footnotes) + 1)})" if c.note else ""
+                ref = f", see ({footnotes.setdefault(c.note, len(footnotes) + 1)})" if c.note else ""
                 out.append(f"{_fmt(c.mean, c.unit)}{sd} ({c.n}{fail}) [{c.paper_text or '-'}]{mark}{extra}{ref}")
         lines.append(f"| {r} | " + " | ".join(out) + " |")
     if footnotes:

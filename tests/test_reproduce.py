@@ -440,7 +440,40 @@ def test_stored_optima_footnote_is_written_under_the_table(tmp_path):
     cells = aggregate(spec, planned, [{"status": "failed"}] * len(planned), {}, {})
     text = write_report(spec, cells, {"splits": 4}, tmp_path)[0].read_text()
     assert "| BB | BB (stored optima) |" in text
-    assert "(4) [-] (1) |" in text and "(1) 4 of 4 splits in the store (two_moons)" in text
+    assert "(4) [-], see (1) |" in text and "(1) 4 of 4 splits in the store (two_moons)" in text
+
+
+def test_stored_optima_cells_stay_out_of_the_verdict_and_count_a_partial_store(tmp_path, monkeypatch):
+    from data_registry import DataFetchError
+    from harness import optima
+    from harness.reproduce import aggregate, build_cells
+
+    # A store with split 0 searched to 3 nodes only (uncertified) and split 1 certified.
+    store = optima.build("two_moons", 2, directory=tmp_path, echo=lambda *a: None)
+    ref = optima.get_reference_set("two_moons")
+    (prob,) = optima.binary_problems("two_moons", *ref.make(0), ref.settings)
+    store["entries"]["split0/class1"] = optima.certify(prob, node_limit=3)
+    optima.save_store(store, tmp_path)
+    assert not store["entries"]["split0/class1"]["certified"] and store["entries"]["split1/class1"]["certified"]
+    monkeypatch.setattr(optima, "OPTIMA_DIR", tmp_path)
+    spec = _stored_spec()
+    planned, _ = build_cells(spec)
+    targets = {("Objective", "BB"): (100.0, "100", "")}  # far from the optima: "differs" if it were judged
+    cells = aggregate(spec, planned, [{"status": "failed"}] * len(planned), {}, targets)
+    obj = next(c for c in cells if c.column == "BB (stored optima)" and c.row == "Objective")
+    assert obj.n == 2 and obj.verdict == "differs" and not obj.in_verdict
+    assert obj.mean == pytest.approx(np.mean([store["entries"][f"split{i}/class1"]["objective"] for i in (0, 1)]))
+    assert "2 of 4 splits in the store" in obj.note and "1 of 2 binary problems certified" in obj.note
+    assert "best labeling known" in obj.note
+    assert table_verdict(cells) == "not run"  # only the solver's cells count, and none has a result
+    # Data that cannot be read leaves the report writable, with the reason in the note.
+    def fail(*a, **k):
+        raise DataFetchError("no network")
+
+    monkeypatch.setattr(optima, "stored_optimum", fail)
+    cells = aggregate(spec, planned, [{"status": "failed"}] * len(planned), {}, targets)
+    obj = next(c for c in cells if c.column == "BB (stored optima)" and c.row == "Objective")
+    assert obj.mean is None and "no network" in obj.note
 
 
 def test_specs_with_stored_optima_use_the_reference_sets_splits_and_settings(data_env):
