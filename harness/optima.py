@@ -15,9 +15,10 @@ data changed) is treated as missing, never silently reused. An entry records the
 labeling, its objective, the certified lower bound, the relative gap and the status: it is a
 *certified* optimum only when ``status == "optimal"``; otherwise (a time or node limit) it is the
 best labeling known with a valid lower bound. ``initial`` says whether the search was seeded with
-an upper bound: ``"ground_truth"`` means the true labeling's objective seeded the incumbent --
-this only speeds up pruning, the certificate is the search's lower bound either way, but an
-uncertified entry whose ``found_by`` is ``"initial labeling"`` *is* the true labeling.
+an upper bound: ``"ground_truth"`` means the true labeling's objective seeded the incumbent,
+``"stored_labeling"`` the best labeling of an earlier search of the entry (a retry) -- this only
+speeds up pruning, the certificate is the search's lower bound either way; ``found_by`` says
+whether the entry's labeling came from the search or is that seed.
 
 A retry with more budget is merged into the stored entry (:func:`merge_entries`), and
 ``previous_runs`` lists the earlier searches, so an entry's history of effort is in the file.
@@ -138,7 +139,7 @@ def labels_from_str(text: str) -> np.ndarray:
 
 
 def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_truth=False, gram=None,
-            branching="nips") -> dict:
+            branching="nips", seed_labels=None) -> dict:
     """Run branch and bound on one problem; return the entry to store.
 
     Parameters
@@ -148,6 +149,12 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
         pruning; recorded as ``initial = "ground_truth"``).
     branching : str
         Branching rule of :func:`solvers.bb.branch_and_bound` (recorded; every rule is exact).
+        ``"product"`` is the one to prove a seeded incumbent optimal (it explores ambiguous
+        points first, so without a good incumbent it finds its first leaves late).
+    seed_labels : str, optional
+        A stored labeling (``labels_to_str``), e.g. the best one an earlier search found. It
+        seeds the incumbent instead of the true labeling when its objective is lower (recorded
+        as ``initial = "stored_labeling"``); like any seed it only speeds up pruning.
     """
     from solvers.bb import branch_and_bound, s3vm_objective
 
@@ -156,12 +163,17 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     y = problem.y_masked
     truth = problem.y[problem.n_lab:]
     j_true = float(s3vm_objective(K, y, truth, s.C, s.c_star).objective)
+    initial, seed = ("ground_truth", truth) if seed_truth else ("none", None)
+    if seed_labels is not None:
+        stored = labels_from_str(seed_labels)
+        if seed is None or float(s3vm_objective(K, y, stored, s.C, s.c_star).objective) < j_true:
+            initial, seed = "stored_labeling", stored
     res = branch_and_bound(K, y, problem.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
-                           initial_labels=truth if seed_truth else None, branching=branching)
+                           initial_labels=seed, branching=branching)
     return {"digest": problem.digest(), "split": problem.split, "label": problem.label,
             "u": int(truth.size), "k": problem.k, "objective": res.objective, "lower_bound": res.lower_bound,
             "gap": res.gap, "status": res.status, "certified": res.status == "optimal", "nodes": res.nodes,
-            "seconds": round(res.seconds, 3), "initial": "ground_truth" if seed_truth else "none",
+            "seconds": round(res.seconds, 3), "initial": initial,
             "found_by": "search" if res.found_at_node else "initial labeling",
             "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
             "labels": labels_to_str(res.labels), "bb_module_sha256": _module_sha(),
@@ -195,7 +207,8 @@ def merge_entries(old: dict, new: dict) -> dict:
     if old["digest"] != new["digest"]:
         raise ValueError("entries of different problems (digest mismatch) cannot be merged")
     gap_tol = inspect.signature(branch_and_bound).parameters["gap_tol"].default
-    best = new if new["objective"] <= old["objective"] else old
+    # On a tie the labeling is the seed the retry started from: keep where it was first found.
+    best = new if new["objective"] < old["objective"] else old
     merged = dict(new)
     for k in ("objective", "labels", "unlabeled_error", "found_by", "initial"):
         merged[k] = best[k]
@@ -239,8 +252,9 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
                 continue
             gram = _gram(prob.X, ref.settings) if gram is None else gram
             t0 = time.perf_counter()
+            # A retry starts from the best labeling known (a better upper bound prunes more).
             entry = certify(prob, time_limit=time_limit, node_limit=node_limit, seed_truth=seed_truth, gram=gram,
-                            branching=branching)
+                            branching=branching, seed_labels=None if old is None else old["labels"])
             if old is not None:
                 entry = merge_entries(old, entry)
             store["entries"][prob.key] = entry

@@ -387,13 +387,34 @@ def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp
     same = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
     assert calls == [] and same == first  # no more budget: nothing to learn, not rerun
     done = optima.build("two_moons", 1, **quiet)["entries"]["split0/class1"]  # no limit: more budget
-    assert len(calls) == 1
+    assert len(calls) == 1 and calls[0]["seed_labels"] == first["labels"]  # the retry starts from its labeling
     again = optima.build("two_moons", 1, **quiet)["entries"]["split0/class1"]
     assert len(calls) == 1 and again == done  # certified: kept
     assert done["certified"] and done["gap"] == 0.0 and done["lower_bound"] >= first["lower_bound"]
     assert done["objective"] <= first["objective"]
     assert [r["status"] for r in done["previous_runs"]] == ["node_limit"]
     assert done["previous_runs"][0]["node_limit"] == 3
+
+
+def test_certify_seeds_with_the_better_of_the_stored_and_the_true_labeling():
+    ref = optima.REFERENCE_SETS["two_moons"]
+    (prob,) = optima.binary_problems("two_moons", *ref.make(0), ref.settings)
+    truth = prob.y[prob.n_lab:]
+    plain = optima.certify(prob)
+    assert plain["initial"] == "none" and plain["found_by"] == "search"
+    # A stored labeling seeds the search; realization 0's optimum is its true labeling, so the
+    # search finds nothing better and the entry's labeling is the seed.
+    seeded = optima.certify(prob, seed_labels=optima.labels_to_str(truth))
+    assert seeded["initial"] == "stored_labeling" and seeded["found_by"] == "initial labeling"
+    assert seeded["certified"] and seeded["objective"] == pytest.approx(plain["objective"])
+    assert seeded["labels"] == plain["labels"]
+    # A stored labeling worse than the truth (one positive and one negative swapped) does not
+    # replace the truth as the seed.
+    worse = truth.copy()
+    i, j = np.flatnonzero(truth > 0)[0], np.flatnonzero(truth < 0)[0]
+    worse[i], worse[j] = -1.0, 1.0
+    both = optima.certify(prob, seed_truth=True, seed_labels=optima.labels_to_str(worse))
+    assert both["initial"] == "ground_truth" and both["objective"] == pytest.approx(plain["objective"])
 
 
 def test_build_retries_with_a_branching_rule_not_yet_tried_at_that_budget(tmp_path, monkeypatch):
