@@ -24,10 +24,14 @@ A retry with more budget is merged into the stored entry (:func:`merge_entries`)
 ``previous_runs`` lists the earlier searches, so an entry's history of effort is in the file.
 
 What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
-the two-moons realizations certify in well under a second; a Coil3 problem (210 unlabeled,
-C = C* = 100) that certifies does so in 63k-390k nodes (1-4 minutes at about 1000-1850 nodes/s),
-but some need more than 400k-1M nodes. A depth-first search stopped early proves little: its
-lower bound is that of the shallowest pending node, 20-75 against optima of 93-118.
+the two-moons realizations certify in well under a second, every optimum their true labeling; a
+Coil3 problem (210 unlabeled, C = C* = 100) that certifies does so in 66k-2.8M nodes (1-15
+minutes at about 1000-3700 nodes/s), and some stay open after 3M nodes. A depth-first search
+stopped early proves little: its lower bound is that of the shallowest pending node, 20-75
+against optima of 84-118. The true labeling is *not* always the optimum: Coil3 split 7 class 2
+certifies at 97.74 against the truth's 117.79 (45.7% of its unlabeled points labeled otherwise),
+and the open class-2 problems of splits 2, 8 and 9 hold labelings found by search below the
+truth's objective.
 """
 
 from __future__ import annotations
