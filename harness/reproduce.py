@@ -455,7 +455,7 @@ def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[Repo
     from . import optima
 
     out = []
-    of = Config(spec.stored_optima_of, "")
+    of, column = Config(spec.stored_optima_of, ""), Config(f"{spec.stored_optima_of} (stored optima)", "")
     for row_label, dataset in spec.rows:
         set_name = spec.stored_optima.get(dataset)
         if set_name is None:
@@ -479,12 +479,12 @@ def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[Repo
                                                     else ""))
         else:
             note = f"no stored optima of these splits ({set_name}); run `s3vm-bench optima build {set_name}`"
+        rows = [{"unlabeled_error": f.unlabeled_error, "test_error": f.test_error, "objective": f.objective}
+                for f in found]
         for suffix, metric in spec.metrics:
             r_lab, c_lab = _target_cell(spec, row_label, of, suffix)
-            _, c_out = _target_cell(spec, row_label, Config(f"{spec.stored_optima_of} (stored optima)", ""), suffix)
+            _, c_out = _target_cell(spec, row_label, column, suffix)
             pv, pt, pu = target(r_lab, c_lab)
-            rows = [{"unlabeled_error": f.unlabeled_error, "test_error": f.test_error, "objective": f.objective}
-                    for f in found]
             vals = np.array([_metric(r, metric) for r in rows])
             vals = vals[np.isfinite(vals)]
             out.append(ReportCell(r_lab, c_out, unit_of(metric, pu), pv, pt, float(vals.mean()) if vals.size else None,
