@@ -21,7 +21,11 @@ speeds up pruning, the certificate is the search's lower bound either way; ``fou
 whether the entry's labeling came from the search or is that seed.
 
 A retry with more budget is merged into the stored entry (:func:`merge_entries`), and
-``previous_runs`` lists the earlier searches, so an entry's history of effort is in the file.
+``previous_runs`` lists the earlier searches, so an entry's history of effort is in the file. A
+search may also be seeded with a labeling stored for *another split of the same data*, when that
+labeling fits this split's labeled points (``seed_from`` names the entry it came from); as the
+splits of a set differ only in which points are labeled, such labelings are also a consistency
+check: none may beat a certified optimum (``tests/test_bb.py`` checks this on the shipped Coil3 store).
 
 What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
 the two-moons realizations certify in well under a second, every optimum their true labeling; a
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from solvers._primal import kernel_newton
 
@@ -155,10 +160,14 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
         Branching rule of :func:`solvers.bb.branch_and_bound` (recorded; every rule is exact).
         ``"product"`` is the one to prove a seeded incumbent optimal (it explores ambiguous
         points first, so without a good incumbent it finds its first leaves late).
-    seed_labels : str, optional
-        A stored labeling (``labels_to_str``), e.g. the best one an earlier search found. It
-        seeds the incumbent instead of the true labeling when its objective is lower (recorded
-        as ``initial = "stored_labeling"``); like any seed it only speeds up pruning.
+    seed_labels : str or dict, optional
+        A stored labeling (``labels_to_str``), e.g. the best one an earlier search found, or a
+        dict mapping where each candidate labeling comes from (an entry key such as
+        ``"split8/class2"``) to it. The candidate of lowest objective seeds the incumbent instead
+        of the true labeling when its objective is lower (recorded as ``initial =
+        "stored_labeling"``, with its key as ``seed_from``); like any seed it only speeds up
+        pruning. Every candidate must be a labeling of this problem's unlabeled points with
+        ``problem.k`` positives.
     """
     from solvers.bb import branch_and_bound, s3vm_objective
 
@@ -167,17 +176,23 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     y = problem.y_masked
     truth = problem.y[problem.n_lab:]
     j_true = float(s3vm_objective(K, y, truth, s.C, s.c_star).objective)
-    initial, seed = ("ground_truth", truth) if seed_truth else ("none", None)
-    if seed_labels is not None:
-        stored = labels_from_str(seed_labels)
-        if seed is None or float(s3vm_objective(K, y, stored, s.C, s.c_star).objective) < j_true:
-            initial, seed = "stored_labeling", stored
+    initial, seed, seed_from = ("ground_truth", truth, None) if seed_truth else ("none", None, None)
+    candidates = {None: seed_labels} if isinstance(seed_labels, str) else dict(seed_labels or {})
+    best = j_true if seed_truth else np.inf
+    for source, text in candidates.items():
+        stored = labels_from_str(text)
+        if stored.size != truth.size or int(np.sum(stored > 0)) != problem.k:
+            raise ValueError(f"seed labeling {source or ''} of {problem.key} is not a labeling of its {truth.size} "
+                             f"unlabeled points with {problem.k} positives")
+        value = float(s3vm_objective(K, y, stored, s.C, s.c_star).objective)
+        if value < best:
+            best, initial, seed, seed_from = value, "stored_labeling", stored, source
     res = branch_and_bound(K, y, problem.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
                            initial_labels=seed, branching=branching)
     return {"digest": problem.digest(), "split": problem.split, "label": problem.label,
             "u": int(truth.size), "k": problem.k, "objective": res.objective, "lower_bound": res.lower_bound,
             "gap": res.gap, "status": res.status, "certified": res.status == "optimal", "nodes": res.nodes,
-            "seconds": round(res.seconds, 3), "initial": initial,
+            "seconds": round(res.seconds, 3), "initial": initial, "seed_from": seed_from,
             "found_by": "search" if res.found_at_node else "initial labeling",
             "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
             "labels": labels_to_str(res.labels), "bb_module_sha256": _module_sha(),
@@ -214,8 +229,8 @@ def merge_entries(old: dict, new: dict) -> dict:
     # On a tie the labeling is the seed the retry started from: keep where it was first found.
     best = new if new["objective"] < old["objective"] else old
     merged = dict(new)
-    for k in ("objective", "labels", "unlabeled_error", "found_by", "initial"):
-        merged[k] = best[k]
+    for k in ("objective", "labels", "unlabeled_error", "found_by", "initial", "seed_from"):
+        merged[k] = best.get(k)
     merged["lower_bound"] = min(max(old["lower_bound"], new["lower_bound"]), merged["objective"])
     merged["gap"] = max(0.0, (merged["objective"] - merged["lower_bound"]) / abs(merged["objective"])) \
         if merged["objective"] else 0.0
@@ -230,6 +245,52 @@ def merge_entries(old: dict, new: dict) -> dict:
     return merged
 
 
+def _same_data(A, B) -> bool:
+    if A is B:
+        return True
+    if A.shape != B.shape or sp.issparse(A) != sp.issparse(B):
+        return False
+    return (A != B).nnz == 0 if sp.issparse(A) else bool(np.array_equal(A, B))
+
+
+def _labelings_from_other_splits(set_name: str, problem: BinaryProblem, i: int, store: dict, made: dict,
+                                 n: int) -> dict:
+    """Stored labelings of the same class on other splits of the same data that are feasible here.
+
+    A split only chooses which points are labeled, so a labeling of all the data found for one
+    split is a feasible labeling of another when it gives that split's labeled points their
+    labels and its unlabeled points ``problem.k`` positives (and covers all of its training
+    points). Such a labeling is an upper bound for this problem too:
+    with ``C == C*`` its objective does not even depend on the split (Coil3 split 8's class-2
+    labeling is split 9's best known). Splits of different data (the two-moons realizations)
+    give none. Returns ``{entry key: labels_to_str}`` of this problem's unlabeled points.
+    """
+    ref = get_reference_set(set_name)
+    ds, split = made[i]
+    idx = np.r_[split.labeled, split.unlabeled]
+    out = {}
+    for j in range(n):
+        if j == i:
+            continue
+        if j not in made:
+            made[j] = ref.make(j)
+        ds_j, split_j = made[j]
+        if not _same_data(ds_j.X, ds.X):
+            continue
+        for other in binary_problems(set_name, ds_j, split_j, ref.settings):
+            entry = lookup(other, store) if other.label == problem.label else None
+            if entry is None:
+                continue
+            full = np.zeros(ds.X.shape[0])
+            full[np.r_[split_j.labeled, split_j.unlabeled]] = np.r_[other.y[:other.n_lab],
+                                                                    labels_from_str(entry["labels"])]
+            here = full[idx]
+            if np.all(here != 0) and np.array_equal(here[:problem.n_lab], problem.y[:problem.n_lab]) \
+                    and int(np.sum(here[problem.n_lab:] > 0)) == problem.k:
+                out[other.key] = labels_to_str(here[problem.n_lab:])
+    return out
+
+
 def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=None, seed_truth=False,
           directory=None, force=False, branching="nips", echo=print) -> dict:
     """Compute the entries of the first ``n`` problems that a search with these limits can improve.
@@ -239,15 +300,21 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     not tried on the entry yet always runs); a rerun is merged with the stored
     entry by :func:`merge_entries`, so it never loses a bound or a labeling. Certified entries
     are kept. ``force`` recomputes every entry from scratch and replaces it (after a change to
-    the solver). The store is saved after each problem.
+    the solver). A search is seeded with the best of the entry's labeling and the labelings
+    stored for other splits of the same data that fit this split
+    (:func:`_labelings_from_other_splits`; not with ``force``). The store is saved after each
+    problem.
     """
     ref = get_reference_set(set_name)
     n = ref.n_default if n is None else int(n)
     if n < 1:
         raise ValueError(f"the number of problems must be >= 1, got {n}")
     store = load_store(set_name, directory)
+    made = {}
     for i in range(n):
-        ds, split = ref.make(i)
+        if i not in made:
+            made[i] = ref.make(i)
+        ds, split = made[i]
         gram = None
         for prob in binary_problems(set_name, ds, split, ref.settings):
             old = None if force else lookup(prob, store)
@@ -256,15 +323,22 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
                 continue
             gram = _gram(prob.X, ref.settings) if gram is None else gram
             t0 = time.perf_counter()
-            # A retry starts from the best labeling known (a better upper bound prunes more).
+            # A search starts from the best labeling known (a better upper bound prunes more):
+            # the entry's own, or one stored for another split of the same data that fits this one.
+            seeds = {} if force else _labelings_from_other_splits(set_name, prob, i, store, made,
+                                                                  max(n, ref.n_default))
+            if old is not None:
+                seeds[prob.key] = old["labels"]
             entry = certify(prob, time_limit=time_limit, node_limit=node_limit, seed_truth=seed_truth, gram=gram,
-                            branching=branching, seed_labels=None if old is None else old["labels"])
+                            branching=branching, seed_labels=seeds)
+            seeded_from = entry.get("seed_from")
             if old is not None:
                 entry = merge_entries(old, entry)
             store["entries"][prob.key] = entry
             save_store(store, directory)
             echo(f"{set_name} {prob.key}: objective {entry['objective']:.4f} lower bound {entry['lower_bound']:.4f} "
                  f"{entry['status']} ({entry['nodes']} nodes, {time.perf_counter() - t0:.2f} s)"
+                 + (f", seeded with the labeling stored for {seeded_from}" if seeded_from not in (None, prob.key) else "")
                  + (f", merged with {len(entry['previous_runs'])} earlier search(es)" if old is not None else ""))
     return store
 

@@ -334,26 +334,35 @@ def test_shipped_coil3_entries_match_the_data_and_their_labelings(data_env):
     # the objective of its labeling; a certified one has its bound equal to it.
     from solvers.bb import s3vm_objective
 
+    # The splits differ only in which points are labeled, so the labeling stored for one split is
+    # feasible for another whenever it fits that split's labeled points: none may beat a
+    # certified optimum, and every one is an upper bound on an open entry's objective.
     store = optima.load_store("coil3")
     ref = optima.REFERENCE_SETS["coil3"]
     s = ref.settings
-    n_cert = 0
+    n_cert = n_cross = 0
+    made = {i: ref.make(i) for i in range(ref.n_default)}
     for i in range(ref.n_default):
-        ds, split = ref.make(i)
+        ds, split = made[i]
+        K = None
         for prob in optima.binary_problems("coil3", ds, split, s):
             entry = optima.lookup(prob, store)
             assert entry is not None, prob.key
             labels = optima.labels_from_str(entry["labels"])
             assert labels.size == 210 and int(np.sum(labels > 0)) == prob.k
+            K = gaussian_kernel(prob.X, sigma=s.sigma) if K is None else K
             if prob.key in ("split0/class0", "split4/class1", "split9/class2"):  # one objective per class
-                K = gaussian_kernel(prob.X, sigma=s.sigma)
                 value = s3vm_objective(K, prob.y_masked, labels, s.C, s.c_star).objective
                 assert value == pytest.approx(entry["objective"], rel=1e-7)
             assert entry["lower_bound"] <= entry["objective"] * (1 + 1e-9)
+            for src, text in optima._labelings_from_other_splits("coil3", prob, i, store, made, ref.n_default).items():
+                value = s3vm_objective(K, prob.y_masked, optima.labels_from_str(text), s.C, s.c_star).objective
+                assert value >= entry["lower_bound"] * (1 - 1e-9), (prob.key, src)
+                n_cross += 1
             if entry["certified"]:
                 n_cert += 1
                 assert entry["status"] == "optimal" and entry["lower_bound"] >= entry["objective"] * (1 - 1e-9)
-    assert n_cert >= 22
+    assert n_cert >= 22 and n_cross >= 100
 
 
 def test_store_round_trip_digest_mismatch_and_atomic_write(tmp_path):
@@ -387,7 +396,8 @@ def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp
     same = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
     assert calls == [] and same == first  # no more budget: nothing to learn, not rerun
     done = optima.build("two_moons", 1, **quiet)["entries"]["split0/class1"]  # no limit: more budget
-    assert len(calls) == 1 and calls[0]["seed_labels"] == first["labels"]  # the retry starts from its labeling
+    # The retry starts from its labeling (two-moons realizations are different data: no other seeds).
+    assert len(calls) == 1 and calls[0]["seed_labels"] == {"split0/class1": first["labels"]}
     again = optima.build("two_moons", 1, **quiet)["entries"]["split0/class1"]
     assert len(calls) == 1 and again == done  # certified: kept
     assert done["certified"] and done["gap"] == 0.0 and done["lower_bound"] >= first["lower_bound"]
@@ -415,6 +425,71 @@ def test_certify_seeds_with_the_better_of_the_stored_and_the_true_labeling():
     worse[i], worse[j] = -1.0, 1.0
     both = optima.certify(prob, seed_truth=True, seed_labels=optima.labels_to_str(worse))
     assert both["initial"] == "ground_truth" and both["objective"] == pytest.approx(plain["objective"])
+
+
+def test_certify_seeds_with_the_best_of_several_candidates_and_rejects_a_bad_one():
+    ref = optima.REFERENCE_SETS["two_moons"]
+    (prob,) = optima.binary_problems("two_moons", *ref.make(0), ref.settings)
+    truth = prob.y[prob.n_lab:]
+    worse = truth.copy()
+    i, j = np.flatnonzero(truth > 0)[0], np.flatnonzero(truth < 0)[0]
+    worse[i], worse[j] = -1.0, 1.0
+    e = optima.certify(prob, seed_labels={"a": optima.labels_to_str(worse), "b": optima.labels_to_str(truth)})
+    assert e["initial"] == "stored_labeling" and e["seed_from"] == "b" and e["found_by"] == "initial labeling"
+    assert optima.certify(prob, seed_truth=True)["seed_from"] is None
+    unbalanced = optima.labels_to_str(np.ones_like(truth))
+    with pytest.raises(ValueError, match=r"seed labeling x of split0/class1 .* 100 unlabeled points with \d+ pos"):
+        optima.certify(prob, seed_labels={"x": unbalanced})
+    with pytest.raises(ValueError, match="unlabeled points"):
+        optima.certify(prob, seed_labels="+-")
+
+
+def test_labelings_of_other_splits_of_the_same_data_seed_a_search(tmp_path, monkeypatch):
+    # two_circles: one fixed data set, problem i is a different labeled pair. A labeling of all
+    # the data stored for split 0 is feasible for split 1 when it agrees with split 1's labeled pair.
+    ref = optima.REFERENCE_SETS["two_circles"]
+    made = {i: ref.make(i) for i in range(3)}
+    probs = {i: optima.binary_problems("two_circles", *made[i], ref.settings)[0] for i in range(3)}
+    store = optima.load_store("two_circles", tmp_path)
+
+    def put(i, labels):
+        store["entries"][probs[i].key] = {"digest": probs[i].digest(), "labels": optima.labels_to_str(labels)}
+
+    put(0, probs[0].y[probs[0].n_lab:])  # the truth: it fits every split
+    seeds = optima._labelings_from_other_splits("two_circles", probs[1], 1, store, made, 3)
+    assert seeds == {"split0/class1": optima.labels_to_str(probs[1].y[probs[1].n_lab:])}
+    # Split 0's labeling with split 1's labeled pair relabeled (a swap keeps the balance): it no
+    # longer fits split 1, but still fits split 2 when split 2's pair is elsewhere.
+    full = np.zeros(len(made[0][0].y))
+    idx0 = np.r_[made[0][1].labeled, made[0][1].unlabeled]
+    full[idx0] = probs[0].y
+    pair = made[1][1].labeled
+    assert not np.isin(pair, made[0][1].labeled).any()
+    full[pair] = -full[pair]
+    put(0, full[made[0][1].unlabeled])
+    assert optima._labelings_from_other_splits("two_circles", probs[1], 1, store, made, 3) == {}
+    fits2 = not np.isin(pair, made[2][1].labeled).any()
+    assert fits2 and optima._labelings_from_other_splits("two_circles", probs[2], 2, store, made, 3) == {
+        "split0/class1": optima.labels_to_str(full[made[2][1].unlabeled])}
+    # Different data (two-moons realizations) never seed each other.
+    tm = optima.REFERENCE_SETS["two_moons"]
+    made_tm = {i: tm.make(i) for i in range(2)}
+    p0, p1 = (optima.binary_problems("two_moons", *made_tm[i], tm.settings)[0] for i in range(2))
+    tm_store = {"set": "two_moons", "entries": {p0.key: {"digest": p0.digest(), "labels": "+" * 100}}}
+    assert optima._labelings_from_other_splits("two_moons", p1, 1, tm_store, made_tm, 2) == {}
+    # build passes them to the search of a split that has no entry yet.
+    put(0, probs[0].y[probs[0].n_lab:])
+    store["entries"][probs[0].key].update(status="optimal")
+    optima.save_store(store, tmp_path)
+    calls = []
+    monkeypatch.setattr(optima, "certify", lambda prob, **k: (calls.append((prob.key, k["seed_labels"])),
+                                                               {"digest": prob.digest(), "labels": "", "status": "x",
+                                                                "objective": 0.0, "lower_bound": 0.0,
+                                                                "nodes": 0, "seed_from": "split0/class1"})[1])
+    said = []
+    optima.build("two_circles", 2, node_limit=1, directory=tmp_path, echo=said.append)
+    assert calls == [("split1/class1", seeds)]
+    assert len(said) == 1 and "seeded with the labeling stored for split0/class1" in said[0]
 
 
 def test_build_retries_with_a_branching_rule_not_yet_tried_at_that_budget(tmp_path, monkeypatch):
