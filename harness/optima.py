@@ -182,8 +182,8 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     for source, text in candidates.items():
         stored = labels_from_str(text)
         if stored.size != truth.size or int(np.sum(stored > 0)) != problem.k:
-            raise ValueError(f"seed labeling {source or ''} of {problem.key} is not a labeling of its {truth.size} "
-                             f"unlabeled points with {problem.k} positives")
+            raise ValueError(f"seed labeling {'' if source is None else source + ' '}of {problem.key} is not a "
+                             f"labeling of its {truth.size} unlabeled points with {problem.k} positives")
         value = float(s3vm_objective(K, y, stored, s.C, s.c_star).objective)
         if value < best:
             best, initial, seed, seed_from = value, "stored_labeling", stored, source
