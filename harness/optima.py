@@ -35,12 +35,18 @@ are labeled -- so it was not kept.
 What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
 the two-moons realizations certify in well under a second, every optimum their true labeling; a
 Coil3 problem (210 unlabeled, C = C* = 100) that certifies does so in 66k-2.8M nodes (1-15
-minutes at about 1000-3700 nodes/s), and some stay open after 3M nodes. A depth-first search
+minutes at about 1000-3700 nodes/s), and seven stay open after 2-10M nodes. A depth-first search
 stopped early proves little: its lower bound is that of the shallowest pending node, 20-75
 against optima of 84-118. The true labeling is *not* always the optimum: Coil3 split 7 class 2
 certifies at 97.74 against the truth's 117.79 (45.7% of its unlabeled points labeled otherwise),
 and the open class-2 problems of splits 2, 8 and 9 hold labelings found by search below the
-truth's objective.
+truth's objective (split 8's, 84.27, also fits split 9 and seeds it). How far the open ones are
+from a certificate, by Knuth's random-dive estimate of the proof tree (20,000 dives, product rule,
+incumbent = the best labeling known): about 2e7 nodes for split 6 class 0, 2-2.5e8 for the open
+class-2 problems, 7e8 and 1.6e9 for splits 7 and 0 of class 1 -- and the estimate runs low here
+(8.5e3, 1.9e4, 3.2e4 on problems that needed 12.6k, 34.8k, 270k; 4.3e4 on split 9 class 1, open
+after 1.5M). At about 3700 nodes/s that is hours for split 6 class 0 and days of one core for
+most of the others: a stronger bound would help them more than a larger node limit.
 """
 
 from __future__ import annotations
