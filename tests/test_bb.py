@@ -335,8 +335,8 @@ def test_shipped_coil3_entries_match_the_data_and_their_labelings(data_env):
     from solvers.bb import s3vm_objective
 
     # The splits differ only in which points are labeled, so the labeling stored for one split is
-    # feasible for another whenever it fits that split's labeled points: none may beat a
-    # certified optimum, and every one is an upper bound on an open entry's objective.
+    # feasible for another whenever it fits that split's labeled points: none may fall below an
+    # entry's certified lower bound (for a certified entry, its optimum).
     store = optima.load_store("coil3")
     ref = optima.REFERENCE_SETS["coil3"]
     s = ref.settings
