@@ -256,6 +256,13 @@ def merge_entries(old: dict, new: dict) -> dict:
     return merged
 
 
+def _made(ref: ReferenceSet, made: dict, i: int):
+    """``ref.make(i)``, made once per :func:`build` (the other splits are read for their labelings)."""
+    if i not in made:
+        made[i] = ref.make(i)
+    return made[i]
+
+
 def _same_data(A, B) -> bool:
     if A is B:
         return True
@@ -283,9 +290,7 @@ def _labelings_from_other_splits(set_name: str, problem: BinaryProblem, i: int, 
     for j in range(n):
         if j == i:
             continue
-        if j not in made:
-            made[j] = ref.make(j)
-        ds_j, split_j = made[j]
+        ds_j, split_j = _made(ref, made, j)
         if not _same_data(ds_j.X, ds.X):
             continue
         for other in binary_problems(set_name, ds_j, split_j, ref.settings):
@@ -323,9 +328,7 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     store = load_store(set_name, directory)
     made = {}
     for i in range(n):
-        if i not in made:
-            made[i] = ref.make(i)
-        ds, split = made[i]
+        ds, split = _made(ref, made, i)
         gram = None
         for prob in binary_problems(set_name, ds, split, ref.settings):
             old = None if force else lookup(prob, store)
