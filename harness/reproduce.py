@@ -133,7 +133,10 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
     C = base.C * over.pop("C_factor", 1.0)
     factor = over.pop("C_star_factor", None)
     c_star = base.C_star if base.C_star is None else base.C_star * C / base.C
-    if factor is not None:
+    if factor is not None and not (factor == 1.0 and base.C_star is None):
+        # A factor of 1 on a base whose C* is C (None) is the base's own setting: kept as None,
+        # the default setting of JMLR 2008 Table 9's grid is the very cell Table 8 runs on that
+        # split -- one run and one number in both tables, not a second run under another key.
         c_star = factor * C
     out = {"kernel": base.kernel, "sigma": sigma, "C": C, "C_star": c_star, "r_mode": base.r_mode} | over
     ProtocolSettings(**out)  # validates
