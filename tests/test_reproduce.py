@@ -405,6 +405,24 @@ def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_ti
         plan(["nips2006-table1"], datasets=["g50"], cache_dir=cache_dir)
 
 
+def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_path, monkeypatch):
+    from harness.grid import ResultCache
+    from harness.plan import plan
+    from harness.reproduce import build_cells
+
+    one = dataclasses.replace(_toy_spec(), configs=(Config("BB", "bb"),))
+    monkeypatch.setitem(SPECS, "nips2006-table1", one)  # splits 0-2 of BB
+    monkeypatch.setitem(SPECS, "nips2006-table2", dataclasses.replace(one, key="nips2006-table2", splits=(0,)))
+    cache = ResultCache(tmp_path)
+    keys = [p.cell.key() for p in build_cells(one, n_splits=3)[0]]
+    cache.put(keys[0], {"status": "done", "fit_seconds": 1.0})  # read by both tables
+    cache.put(keys[1], {"status": "done", "fit_seconds": 5.0})
+    rows, _, total = plan(["nips2006-table1", "nips2006-table2"], n_splits=3, cache_dir=tmp_path)
+    assert [(r.cells, r.cached, r.missing) for r in rows] == [(3, 2, 1), (1, 1, 0)]
+    # Split 2 is estimated from the two measurements (median 3 s), not from split 0 counted twice (1 s).
+    assert total == {"cells": 3, "cached": 2, "missing": 1, "est_seconds": pytest.approx(3.0), "unestimated": 0}
+
+
 # ------------------------------------------------------------------------------ stored optima column
 def _stored_spec(**kw):
     from harness.specs import TableSpec
