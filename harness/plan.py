@@ -71,7 +71,8 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     ``quick``, ``n_splits`` and ``datasets`` select cells as :func:`harness.reproduce.reproduce`
     does. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in
     table order, the external table keys not planned here, and a dict with the totals over
-    distinct cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``).
+    distinct cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``, and
+    ``by_solver``: the estimated seconds of the missing cells per solver, largest first).
     """
     cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR)
     external, specs = split_keys(keys, datasets)
@@ -117,9 +118,14 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
                 row.unestimated += 1
             else:
                 row.est_seconds += estimate[key]
+    by_solver = defaultdict(float)  # where a speed-up would pay: the missing compute per solver
+    for key, cell in missing_cells.items():
+        if estimate.get(key) is not None:
+            by_solver[cell.solver] += estimate[key]
     total = {"cells": len(all_keys), "cached": len(done_keys), "missing": len(missing_cells),
              "est_seconds": sum(v for v in estimate.values() if v is not None),
-             "unestimated": sum(v is None for v in estimate.values())}
+             "unestimated": sum(v is None for v in estimate.values()),
+             "by_solver": dict(sorted(by_solver.items(), key=lambda kv: (-kv[1], kv[0])))}
     return rows, external, total
 
 
@@ -137,6 +143,9 @@ def format_plan(rows, external, total, n_cores: int = 1) -> str:
                  f"estimated {_hours(total['est_seconds'])} of compute"
                  + (f" ({total['unestimated']} cells without an estimate)" if total["unestimated"] else "")
                  + (f", about {_hours(total['est_seconds'] / n_cores)} on {n_cores} cores" if n_cores > 1 else ""))
+    if total.get("by_solver"):
+        lines.append("estimated compute by solver: "
+                     + ", ".join(f"{name} {_hours(sec)}" for name, sec in total["by_solver"].items()))
     for key in external:
         lines.append(f"{key}: an external table (its own runner and cell store), not planned here")
     return "\n".join(lines)
