@@ -621,6 +621,10 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
     return md_path, csv_path
 
 
+#: The hand-written account of the differences, linked from the index when the reports folder has it.
+DIFFERENCES = "DIFFERENCES.md"
+
+
 def write_index(directory=None) -> Path:
     """Rewrite ``README.md`` of the reports folder from ``index.json`` (and the unspecified tables)."""
     directory = Path(directory or REPORTS_DIR)
@@ -633,8 +637,11 @@ def write_index(directory=None) -> Path:
              "split and its seed, results, package versions, git commit).", "",
              "Verdict: a cell is *within spread* when our mean is within our split-to-split standard deviation "
              "of the paper's value (or equal at the paper's printed precision); a cell from a single split "
-             "that is not equal has no spread and is not judged; times are not judged.", "",
-             "| table | what | splits | verdict |", "|---|---|---|---|"]
+             "that is not equal has no spread and is not judged; times are not judged.", ""]
+    if (directory / DIFFERENCES).exists():
+        lines += [f"Why tables differ, as far as the project has measured or suspects: [{DIFFERENCES}]({DIFFERENCES}) "
+                  "(written by hand; it names the commit its numbers are from).", ""]
+    lines += ["| table | what | splits | verdict |", "|---|---|---|---|"]
     for key in sorted(set(SPECS) | set(EXTERNAL) | set(UNSPECIFIED) | set(index), key=_table_order):
         if key in index:
             e = index[key]
@@ -645,7 +652,8 @@ def write_index(directory=None) -> Path:
             lines.append(f"| {key} | {title} | -- | not run yet |")
         else:
             lines.append(f"| {key} | -- | -- | no spec: {UNSPECIFIED[key]} |")
-    extra = sorted(p.name for p in directory.glob("*.md") if p.name != "README.md" and p.stem not in index)
+    extra = sorted(p.name for p in directory.glob("*.md") if p.name not in ("README.md", DIFFERENCES)
+                   and p.stem not in index)
     if extra:
         lines += ["", "Other reports: " + ", ".join(f"[{n}]({n})" for n in extra)]
     path = directory / "README.md"

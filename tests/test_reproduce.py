@@ -49,6 +49,13 @@ def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
     assert "| jmlr2008-table98 | -- | -- | no spec: a reason |" in index  # listed with the reason
     assert "| jmlr2008-table14 |" in index and "| icml2013-table2 |" in index  # not run yet: listed too
     assert json.loads((tmp_path / "index.json").read_text())["nips2006-table1"]["splits"] == 2
+    assert "DIFFERENCES.md" not in index
+    # A hand-written account of the differences is linked above the table (not as an "other report").
+    from harness.reproduce import write_index
+    (tmp_path / "DIFFERENCES.md").write_text("# Why\n")
+    index = write_index(tmp_path).read_text()
+    assert index.count("[DIFFERENCES.md](DIFFERENCES.md)") == 1
+    assert index.index("DIFFERENCES.md") < index.index("| table |") and "Other reports" not in index
 
     # Rerun: only the failed cells run again; the stored table keeps one row per cell.
     calls = []
