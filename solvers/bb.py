@@ -47,7 +47,11 @@ bounds of the pruned nodes and the bounds of the parts of the tree still waiting
 (a node with both children pending contributes its own bound; one whose first child has been
 searched contributes the bound of its second child -- solved then, with its s(L) and node
 bound -- or nothing if the balance rules that child out), so ``lower_bound <= optimum <=
-objective`` always holds.
+objective`` always holds. Those pending parts are returned as the result's ``frontier`` (a
+partial labeling and a bound each), and ``branch_and_bound(frontier=..., initial_labels=...)``
+resumes the search on exactly them, so a long proof can be run in pieces: the lower bound of the
+whole problem is then the minimum of the last piece's ``lower_bound`` and the ``closed_bound`` of
+every piece before it.
 
 :func:`brute_force` enumerates every balanced labeling of a tiny problem with an independent
 code path (a cold :func:`solvers._primal.kernel_newton` per labeling); it is the test oracle.
@@ -106,6 +110,16 @@ class BBResult:
         Node count when the returned labeling was found (0: the initial labeling was optimal).
     initial_upper_bound : float
         J of the initial labeling (``inf`` if none was given).
+    frontier : list of (ndarray, float)
+        What a limit left unsearched (empty when ``status == "optimal"``): per pending node, its
+        partial labeling of the unlabeled points (int8: +-1 assigned, 0 free) and the bound
+        already proved for its subtree, in stack order (the deepest last).
+        ``branch_and_bound(frontier=...)`` searches exactly these subtrees.
+    closed_bound : float
+        The smallest bound over the part of the tree this search closed (pruned nodes and
+        leaves; ``inf`` if none): ``lower_bound`` is its minimum with the frontier's bounds, and
+        a resumed search's ``lower_bound`` bounds the whole problem once its minimum is taken
+        with the ``closed_bound`` of the searches before it.
     """
 
     labels: np.ndarray
@@ -125,6 +139,8 @@ class BBResult:
     max_depth: int = 0
     found_at_node: int = 0
     initial_upper_bound: float = math.inf
+    frontier: list = field(default_factory=list, repr=False)
+    closed_bound: float = math.inf
 
 
 class _State:
@@ -442,6 +458,26 @@ def _check_problem(K, y, n_pos, C, C_star):
     return K, y, u, n_pos, check_positive(C, "C"), check_positive(C_star, "C_star")
 
 
+def _check_frontier(frontier, u, n_pos):
+    """``frontier`` as (float labels, float bound) pairs, checked (see branch_and_bound)."""
+    parts = []
+    for i, item in enumerate(frontier):
+        try:
+            part, bound = item
+            bound = float(bound)
+        except (TypeError, ValueError):
+            raise ValueError(f"frontier[{i}] must be a (partial labeling, bound) pair, as in BBResult.frontier") \
+                from None
+        part = np.asarray(part, dtype=np.float64).ravel()
+        if part.size != u or not np.all(np.isin(part, (-1.0, 0.0, 1.0))):
+            raise ValueError(f"frontier[{i}] must be {u} values in {{-1, 0, +1}} (one per unlabeled point, 0 = free)")
+        if np.sum(part > 0) > n_pos or np.sum(part < 0) > u - n_pos:
+            raise ValueError(f"frontier[{i}] has {int(np.sum(part > 0))} positives and {int(np.sum(part < 0))} "
+                             f"negatives; the balance constraint allows {n_pos} and {u - n_pos}")
+        parts.append((part, bound))
+    return parts
+
+
 def s3vm_objective(K, y, labels, C, C_star):
     """J(y_u) (NIPS 2006 eq. 3): the L2-SVM objective with the unlabeled points labeled ``labels``."""
     y_full = y.copy()
@@ -451,7 +487,7 @@ def s3vm_objective(K, y, labels, C, C_star):
 
 
 def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, time_limit=None,
-                     initial_labels=None, branching="nips", lookahead=True) -> BBResult:
+                     initial_labels=None, branching="nips", lookahead=True, frontier=None) -> BBResult:
     """Globally minimize the S3VM objective over balanced labelings (NIPS 2006, Alg. 1).
 
     Parameters
@@ -491,6 +527,14 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         bound reaches the incumbent is pruned without training, and a node is pruned on
         :func:`_balanced_bottleneck` of its free points' bounds. False is the paper's
         algorithm (s(L) only).
+    frontier : list of (array_like, float), optional
+        Resume a search that a limit stopped: its result's ``frontier`` (partial labelings of the
+        unlabeled points, 0 = free, with the bound proved for each subtree, which keeps pruning
+        it). Only the subtrees below these nodes are searched, deepest first as the stopped
+        search would have, so nothing is searched twice; each is solved afresh from the root
+        (these solves count in ``nodes`` but not against ``node_limit``). Pass the stopped
+        search's labeling as ``initial_labels``; the returned ``lower_bound`` bounds the optimum
+        over these subtrees only (see :class:`BBResult` ``closed_bound``).
 
     Returns
     -------
@@ -514,6 +558,7 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     below s(L) = 12.5.
     """
     K, y, u, n_pos, C, C_star = _check_problem(K, y, n_pos, C, C_star)
+    parts = None if frontier is None else _check_frontier(frontier, u, n_pos)
     if branching not in ("nips", "bound", "product"):
         raise ValueError(f"branching must be 'nips', 'bound' or 'product', got {branching!r}")
     gap_tol = float(gap_tol)
@@ -600,26 +645,44 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         stats["pruned_bound"] += 1
         pruned_min = min(pruned_min, bound)
 
-    def consider(state, y_node, npos, nneg, depth):
-        """A freshly solved node: leaf -> incumbent, bound -> prune, else push for branching."""
+    def consider(state, y_node, npos, nneg, depth, inherited=-math.inf):
+        """A freshly solved node: leaf -> incumbent, bound -> prune, else push for branching.
+
+        ``inherited``: a bound already known for the node's subtree (a resumed frontier node's).
+        """
         nonlocal best_labels, best_val, best_state, found_at
-        if state.value >= prune_level():
-            return pruned(state.value)
+        if max(state.value, inherited) >= prune_level():
+            return pruned(max(state.value, inherited))
         if npos + nneg == u:
             stats["leaves"] += 1
             best_val, best_labels = state.value, y_node[unl].copy()
             best_state, found_at = (state.beta, state.b, state.f), stats["nodes"]
             return
         x, first, bound, child_lbs = branch(state, y_node, npos)
+        bound = max(bound, inherited)
         if bound >= prune_level():
             return pruned(bound)
         stack.append([state, y_node, npos, nneg, x, first, 0, depth, bound, child_lbs])
         stats["max_depth"] = max(stats["max_depth"], depth)
 
     status = "optimal"
-    consider(root, y_root, 0, 0, 0)
+    if parts is None:
+        consider(root, y_root, 0, 0, 0)
+    # Nodes solved again to resume (the root, as their base, and the frontier's): not charged
+    # to node_limit.
+    resolved = 0 if parts is None else 1
+    for part, inherited in parts or ():  # in stack order: the deepest pending node ends on top
+        if inherited >= prune_level():
+            pruned(inherited)  # the incumbent reached its bound: no need to solve it again
+            continue
+        y_node = y_root.copy()
+        y_node[unl] = part
+        npos, nneg = int(np.sum(part > 0)), int(np.sum(part < 0))
+        stats["nodes"] += 1
+        resolved += 1
+        consider(svm.add(root, y_node, unl[part != 0]), y_node, npos, nneg, npos + nneg, inherited)
     while stack:
-        if node_limit is not None and stats["nodes"] >= node_limit:
+        if node_limit is not None and stats["nodes"] - resolved >= node_limit:
             status = "node_limit"
             break
         if time_limit is not None and time.perf_counter() - t0 >= time_limit:
@@ -650,11 +713,11 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         stats["nodes"] += 1
         consider(svm.add(state, y_child, new), y_child, cpos, cneg, depth + 1)
 
-    def pending_bound(fr):
-        """Bound on the part of a frame not yet searched (None: nothing left there)."""
+    def pending(fr):
+        """The part of a frame not yet searched: (its bound, its partial labeling), or None."""
         state, y_node, npos, nneg, x, first, stage, _, bound, child_lbs = fr
         if stage == 0:
-            return bound  # both children pending: the node's own bound
+            return bound, y_node[unl]  # both children pending: the node's own bound
         if stage == 2:
             return None  # both children launched: their parts are in the frames above
         label = -first  # stage 1: only the second child is pending
@@ -673,10 +736,13 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
             out = max(out, child_lbs[0] if label > 0 else child_lbs[1])
             if cpos + cneg < u:
                 out = max(out, branch(child, y_child, cpos)[2])
-        return out
+        return out, y_child[unl]
 
-    open_bounds = [b for b in map(pending_bound, stack) if b is not None]
-    lower = min([best_val, pruned_min] + open_bounds)
+    open_parts = [p for p in map(pending, stack) if p is not None]
+    if not open_parts:
+        status = "optimal"  # the limit struck when nothing was left to search: the search is complete
+    closed = min(best_val, pruned_min)
+    lower = min([closed] + [b for b, _ in open_parts])
     if best_labels is None:
         # A limit struck before any leaf: complete the deepest node by thresholding its outputs
         # so that a feasible labeling (and a finite upper bound) is always returned.
@@ -691,7 +757,9 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
                     intercept=float(b), outputs=np.asarray(f), n_leaves=stats["leaves"],
                     n_pruned_bound=stats["pruned_bound"], n_pruned_balance=stats["pruned_balance"],
                     n_refactor=svm.n_refactor, max_depth=stats["max_depth"], found_at_node=found_at,
-                    initial_upper_bound=init_val)
+                    initial_upper_bound=init_val,
+                    frontier=[(part.astype(np.int8), float(bound)) for bound, part in open_parts],
+                    closed_bound=float(closed))
 
 
 @dataclass

@@ -219,6 +219,56 @@ def test_lower_bound_under_any_node_limit_never_exceeds_the_optimum():
                 assert res.objective >= bf.objective * (1 - 1e-9)
 
 
+@pytest.mark.parametrize("branching", ["nips", "product"])
+def test_a_search_resumed_from_its_frontier_finishes_the_uninterrupted_search(branching):
+    # Stop every few nodes and resume from the frontier with the incumbent: the chain ends at the
+    # brute-force optimum, the bound min(closed parts so far, resumed search's bound) is valid at
+    # every stop, and no subtree is searched twice (beyond the uninterrupted search's nodes, the
+    # chain only solves the root and each frontier node once more per resumption).
+    rng = np.random.default_rng(42)
+    resumed = 0
+    for t in range(25):
+        K, y, k, C, C_star = _tiny(rng, linear=(t % 5 == 4))
+        bf = brute_force(K, y, k, C, C_star)
+        u = int(np.sum(y == 0))
+        labelings = -np.ones((bf.n_labelings, u))  # in brute_force's order
+        for i, pos in enumerate(itertools.combinations(range(u), k)):
+            labelings[i, list(pos)] = 1.0
+        full = branch_and_bound(K, y, k, C, C_star, branching=branching)
+        assert full.frontier == [] and full.closed_bound == pytest.approx(full.lower_bound)
+        res = branch_and_bound(K, y, k, C, C_star, branching=branching, node_limit=3)
+        closed, nodes, stops, again = res.closed_bound, res.nodes, 0, 0
+        while res.status != "optimal":
+            assert res.frontier and all(p.dtype == np.int8 and p.size == np.sum(y == 0) for p, _ in res.frontier)
+            # Each pending subtree carries a valid bound: at most its best balanced completion.
+            for part, b in res.frontier:
+                fits = np.all((labelings == part) | (part == 0), axis=1)
+                assert fits.any() and b <= bf.objectives[fits].min() * (1 + 1e-9) + 1e-12, t
+            assert min(closed, res.lower_bound) <= bf.objective * (1 + 1e-9) + 1e-12, t
+            again += 1 + len(res.frontier)  # the root and the frontier, solved again
+            res = branch_and_bound(K, y, k, C, C_star, branching=branching, node_limit=3, frontier=res.frontier,
+                                   initial_labels=res.labels)
+            closed, nodes, stops = min(closed, res.closed_bound), nodes + res.nodes, stops + 1
+            assert stops < 200
+        resumed += stops > 0
+        assert res.objective == pytest.approx(bf.objective, rel=1e-8), t
+        assert min(closed, res.lower_bound) == pytest.approx(bf.objective, rel=1e-8)
+        assert nodes - again <= full.nodes, t
+    assert resumed >= 10
+
+
+def test_frontier_is_checked():
+    rng = np.random.default_rng(3)
+    K, y, k, C, C_star = _tiny(rng)
+    u = int(np.sum(y == 0))
+    with pytest.raises(ValueError, match=r"frontier\[0\] must be"):
+        branch_and_bound(K, y, k, C, C_star, frontier=[(np.full(u, 2), 0.0)])
+    with pytest.raises(ValueError, match="balance constraint allows"):
+        branch_and_bound(K, y, k, C, C_star, frontier=[(np.ones(u) if k < u else -np.ones(u), 0.0)])
+    with pytest.raises(ValueError, match="pair"):
+        branch_and_bound(K, y, k, C, C_star, frontier=[np.zeros(u)])
+
+
 def test_initial_upper_bound_is_used_and_checked():
     rng = np.random.default_rng(11)
     K, y, k, C, C_star = _tiny(rng)
