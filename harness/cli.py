@@ -7,7 +7,7 @@ Subcommands::
     s3vm-bench data info NAME
     s3vm-bench run --solver NAME --dataset NAME [--splits N] ...
     s3vm-bench demo                      two-moons reproduction (NIPS 2006 Table 1), no download
-    s3vm-bench optima build SET... [--n N] [--time-limit S] [--node-limit N] [--branching RULE]
+    s3vm-bench optima build SET... [--n N] [--time-limit S] [--node-limit N] [--branching RULE] [--resume]
     s3vm-bench optima show SET           what is stored, certified or not
     s3vm-bench compare SOLVER [--datasets SET...] [--splits N]  a solver against the optima
     s3vm-bench reproduce TABLE... | --all [--quick]   paper tables beside the published values
@@ -152,7 +152,7 @@ def _optima_build(args) -> int:
         with threadpool_limits(1):
             for name in args.sets:
                 build(name, args.n, time_limit=args.time_limit, node_limit=args.node_limit,
-                      seed_truth=args.seed_truth, force=args.force, branching=args.branching)
+                      seed_truth=args.seed_truth, force=args.force, branching=args.branching, resume=args.resume)
     except (ValueError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -316,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     ob.add_argument("--branching", choices=("nips", "bound", "product"), default="nips",
                     help="branching rule of solvers.bb (all exact; a rule not yet tried on an uncertified entry "
                     "retries it)")
+    ob.add_argument("--resume", action="store_true",
+                    help="continue the stopped search of an uncertified entry from the frontier it kept, by the "
+                    "given limit (whatever the earlier limits were)")
     ob.add_argument("--force", action="store_true", help="recompute every entry from scratch and replace it (after a change to "
                     "the solver)")
     ob.set_defaults(func=_optima_build)

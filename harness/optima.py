@@ -21,7 +21,11 @@ speeds up pruning, the certificate is the search's lower bound either way; ``fou
 whether the entry's labeling came from the search or is that seed.
 
 A retry with more budget is merged into the stored entry (:func:`merge_entries`), and
-``previous_runs`` lists the earlier searches, so an entry's history of effort is in the file. A
+``previous_runs`` lists the earlier searches, so an entry's history of effort is in the file. An
+uncertified entry also keeps its search's ``frontier`` (the pending subtrees, each a partial
+labeling with its proved bound) and ``closed_bound`` (the bound of the parts it closed); a search
+resumed from them (``build(resume=True)``, ``certify(resume=entry)``) goes on where it stopped, so
+a proof of 1e8 nodes can be run in pieces (``frontier_nodes`` adds up the chain). A
 search may also be seeded with a labeling stored for *another split of the same data*, when that
 labeling fits this split's labeled points (``seed_from`` names the entry it came from); as the
 splits of a set differ only in which points are labeled, such labelings are also a consistency
@@ -158,8 +162,19 @@ def labels_from_str(text: str) -> np.ndarray:
     return np.array([1.0 if ch == "+" else -1.0 for ch in text])
 
 
+def _frontier_to_json(frontier) -> list:
+    """A search's frontier as ``[[partial labeling ("+", "-", "." = free), bound], ...]``."""
+    return [["".join("+" if v > 0 else "-" if v < 0 else "." for v in part), float(bound)]
+            for part, bound in frontier]
+
+
+def _frontier_from_json(items) -> list:
+    return [(np.array([1.0 if ch == "+" else -1.0 if ch == "-" else 0.0 for ch in text]), float(bound))
+            for text, bound in items]
+
+
 def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_truth=False, gram=None,
-            branching="nips", seed_labels=None) -> dict:
+            branching="nips", seed_labels=None, resume=None) -> dict:
     """Run branch and bound on one problem; return the entry to store.
 
     Parameters
@@ -179,8 +194,24 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
         "stored_labeling"``, with its key as ``seed_from``); like any seed it only speeds up
         pruning. Every candidate must be a labeling of this problem's unlabeled points with
         ``problem.k`` positives.
+    resume : dict, optional
+        A stored entry of this problem whose search a limit stopped: only the subtrees it left
+        (its ``frontier``) are searched (:func:`solvers.bb.branch_and_bound` ``frontier``; any
+        branching rule may continue any frontier), and the returned lower bound is that of the
+        whole problem: the minimum of this search's and the ``closed_bound`` of the parts the
+        earlier searches closed. ``frontier_nodes`` adds up the nodes of such a chain.
+
+    An entry that is not certified keeps its search's ``frontier`` and ``closed_bound`` so that
+    it can be resumed.
     """
     from solvers.bb import branch_and_bound, s3vm_objective
+
+    if resume is not None:
+        if resume.get("digest") != problem.digest():
+            raise ValueError(f"the entry to resume is not {problem.key}'s (digest mismatch)")
+        if not resume.get("frontier"):
+            raise ValueError(f"the entry of {problem.key} has no frontier to resume (its search closed, or it was "
+                             "stored before searches kept one): run a search without resume")
 
     s = problem.settings
     K = _gram(problem.X, s) if gram is None else gram
@@ -198,16 +229,28 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
         value = float(s3vm_objective(K, y, stored, s.C, s.c_star).objective)
         if value < best:
             best, initial, seed, seed_from = value, "stored_labeling", stored, source
+    frontier = None if resume is None else _frontier_from_json(resume["frontier"])
     res = branch_and_bound(K, y, problem.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
-                           initial_labels=seed, branching=branching)
+                           initial_labels=seed, branching=branching, frontier=frontier)
+    closed, lower, gap = res.closed_bound, res.lower_bound, res.gap
+    if resume is not None:  # the parts the earlier searches closed bound the rest of the tree
+        before = resume.get("closed_bound")
+        before = np.inf if before is None else float(before)
+        closed, lower = min(closed, before), min(lower, before)
+        gap = max(0.0, (res.objective - lower) / abs(res.objective)) if res.objective else 0.0
+    optimal = res.status == "optimal"
     return {"digest": problem.digest(), "split": problem.split, "label": problem.label,
-            "u": int(truth.size), "k": problem.k, "objective": res.objective, "lower_bound": res.lower_bound,
-            "gap": res.gap, "status": res.status, "certified": res.status == "optimal", "nodes": res.nodes,
+            "u": int(truth.size), "k": problem.k, "objective": res.objective, "lower_bound": lower,
+            "gap": gap, "status": res.status, "certified": optimal, "nodes": res.nodes,
             "seconds": round(res.seconds, 3), "initial": initial, "seed_from": seed_from,
             "found_by": "search" if res.found_at_node else "initial labeling",
             "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
             "labels": labels_to_str(res.labels), "bb_module_sha256": _module_sha(),
-            "time_limit": time_limit, "node_limit": node_limit, "branching": branching}
+            "time_limit": time_limit, "node_limit": node_limit, "branching": branching,
+            "resumed": resume is not None,
+            "frontier": None if optimal else _frontier_to_json(res.frontier),
+            "closed_bound": None if optimal or not np.isfinite(closed) else float(closed),
+            "frontier_nodes": res.nodes + (0 if resume is None else int(resume.get("frontier_nodes") or 0))}
 
 
 def _more_budget(entry: dict, time_limit, node_limit, branching="nips") -> bool:
@@ -249,8 +292,14 @@ def merge_entries(old: dict, new: dict) -> dict:
         merged["status"] = "optimal"
         merged["gap"] = 0.0 if merged["gap"] <= gap_tol else merged["gap"]
     merged["certified"] = merged["status"] == "optimal"
+    # The frontier to resume is that of the longer chain of searches (a resumed search's replaces
+    # the one it continued); a certified entry needs none.
+    chain = max((e for e in (new, old) if e.get("frontier")), key=lambda e: e.get("frontier_nodes") or 0,
+                default=None)
+    for k in ("frontier", "closed_bound", "frontier_nodes"):
+        merged[k] = None if merged["certified"] or chain is None else chain.get(k)
     run = {k: old.get(k) for k in ("status", "objective", "lower_bound", "nodes", "seconds", "time_limit",
-                                   "node_limit", "bb_module_sha256")}
+                                   "node_limit", "bb_module_sha256", "resumed")}
     run["branching"] = old.get("branching", "nips")
     merged["previous_runs"] = list(old.get("previous_runs", [])) + [run]
     return merged
@@ -308,7 +357,7 @@ def _labelings_from_other_splits(set_name: str, problem: BinaryProblem, i: int, 
 
 
 def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=None, seed_truth=False,
-          directory=None, force=False, branching="nips", echo=print) -> dict:
+          directory=None, force=False, branching="nips", resume=False, echo=print) -> dict:
     """Compute the entries of the first ``n`` problems that a search with these limits can improve.
 
     That is every missing entry and every uncertified one whose searches with this ``branching``
@@ -319,7 +368,9 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     the solver). A search is seeded with the best of the entry's labeling and the labelings
     stored for other splits of the same data that fit this split
     (:func:`_labelings_from_other_splits`; not with ``force``). The store is saved after each
-    problem.
+    problem. With ``resume``, an uncertified entry that kept the frontier of its search continues
+    that search instead (``certify(resume=...)``), whatever the limits of earlier searches: run
+    again and again, a long proof advances by the given limit each time.
     """
     ref = get_reference_set(set_name)
     n = ref.n_default if n is None else int(n)
@@ -332,8 +383,9 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
         gram = None
         for prob in binary_problems(set_name, ds, split, ref.settings):
             old = None if force else lookup(prob, store)
+            cont = resume and old is not None and bool(old.get("frontier"))
             if old is not None and (old["status"] == "optimal"
-                                    or not _more_budget(old, time_limit, node_limit, branching)):
+                                    or not (cont or _more_budget(old, time_limit, node_limit, branching))):
                 continue
             gram = _gram(prob.X, ref.settings) if gram is None else gram
             t0 = time.perf_counter()
@@ -344,7 +396,7 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
             if old is not None:
                 seeds[prob.key] = old["labels"]
             entry = certify(prob, time_limit=time_limit, node_limit=node_limit, seed_truth=seed_truth, gram=gram,
-                            branching=branching, seed_labels=seeds)
+                            branching=branching, seed_labels=seeds, resume=old if cont else None)
             seeded_from = entry.get("seed_from")
             if old is not None:
                 entry = merge_entries(old, entry)
@@ -353,6 +405,8 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
             echo(f"{set_name} {prob.key}: objective {entry['objective']:.4f} lower bound {entry['lower_bound']:.4f} "
                  f"{entry['status']} ({entry['nodes']} nodes, {time.perf_counter() - t0:.2f} s)"
                  + (f", seeded with the labeling stored for {seeded_from}" if seeded_from not in (None, prob.key) else "")
+                 + (f", resumed ({entry['frontier_nodes']} nodes in the chain)" if cont and entry.get("frontier_nodes")
+                    else ", resumed" if cont else "")
                  + (f", merged with {len(entry['previous_runs'])} earlier search(es)" if old is not None else ""))
     return store
 

@@ -456,6 +456,64 @@ def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp
     assert done["previous_runs"][0]["node_limit"] == 3
 
 
+def test_a_stopped_search_is_resumed_from_its_stored_frontier_to_the_certified_optimum(tmp_path):
+    ref = optima.REFERENCE_SETS["two_moons"]
+    (prob,) = optima.binary_problems("two_moons", *ref.make(0), ref.settings)
+    full = optima.certify(prob)
+    entry = optima.certify(prob, node_limit=3)
+    assert not entry["certified"] and entry["frontier"] and entry["frontier_nodes"] == entry["nodes"]
+    # The stored frontier is JSON (a partial labeling and a bound per pending node).
+    assert json.loads(json.dumps(entry))["frontier"] == entry["frontier"]
+    assert all(set(part) <= set("+-.") and len(part) == entry["u"] for part, _ in entry["frontier"])
+    chain, runs = entry, 1
+    while not chain["certified"]:
+        assert chain["lower_bound"] <= full["objective"] * (1 + 1e-9)
+        assert chain["closed_bound"] is None or chain["closed_bound"] <= chain["objective"] * (1 + 1e-9) + 1e-12
+        step = optima.certify(prob, node_limit=3, resume=chain, seed_labels=chain["labels"])
+        assert step["resumed"] and step["frontier_nodes"] == chain["frontier_nodes"] + step["nodes"]
+        chain, runs = optima.merge_entries(chain, step), runs + 1
+        assert runs < 500
+    assert runs > 2 and chain["objective"] == pytest.approx(full["objective"], rel=1e-9)
+    assert chain["gap"] == 0.0 and chain["frontier"] is None and chain["closed_bound"] is None
+    assert len(chain["previous_runs"]) == runs - 1
+    with pytest.raises(ValueError, match="no frontier"):
+        optima.certify(prob, resume=full)
+    with pytest.raises(ValueError, match="digest"):
+        optima.certify(prob, resume=dict(entry, digest="x"))
+
+
+def test_build_resume_continues_a_stopped_search_by_the_given_limit(tmp_path):
+    quiet = dict(directory=tmp_path, echo=lambda *a: None)
+    first = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
+    again = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
+    assert again == first  # without resume: no more budget, not rerun
+    lines = []
+    step = optima.build("two_moons", 1, node_limit=3, resume=True, directory=tmp_path,
+                        echo=lines.append)["entries"]["split0/class1"]
+    assert step["resumed"] and step["frontier_nodes"] > first["frontier_nodes"] and len(step["previous_runs"]) == 1
+    assert step["lower_bound"] >= first["lower_bound"] and "resumed" in lines[0]
+    while not step["certified"]:
+        step = optima.build("two_moons", 1, node_limit=50, resume=True, **quiet)["entries"]["split0/class1"]
+    assert step["objective"] == pytest.approx(optima.certify(optima.binary_problems(
+        "two_moons", *optima.REFERENCE_SETS["two_moons"].make(0),
+        optima.REFERENCE_SETS["two_moons"].settings)[0])["objective"], rel=1e-9)
+
+
+def test_merge_keeps_the_frontier_of_the_longer_chain():
+    base = {"digest": "d", "status": "node_limit", "objective": 10.0, "lower_bound": 6.0, "labels": "+-",
+            "unlabeled_error": 0.5, "found_by": "search", "initial": "none", "nodes": 5, "seconds": 1.0,
+            "time_limit": None, "node_limit": 5, "gap": 0.4, "frontier": [["+.", 7.0]], "closed_bound": 8.0,
+            "frontier_nodes": 500}
+    fresh = dict(base, nodes=50, node_limit=50, frontier=[["-.", 6.5]], closed_bound=9.0, frontier_nodes=50)
+    m = optima.merge_entries(base, fresh)
+    assert (m["frontier"], m["closed_bound"], m["frontier_nodes"]) == ([["+.", 7.0]], 8.0, 500)
+    resumed = dict(base, frontier=[["++", 7.5]], closed_bound=7.9, frontier_nodes=505, resumed=True)
+    m = optima.merge_entries(base, resumed)
+    assert (m["frontier"], m["closed_bound"], m["frontier_nodes"]) == ([["++", 7.5]], 7.9, 505)
+    done = optima.merge_entries(base, dict(resumed, status="optimal", lower_bound=10.0))
+    assert done["certified"] and done["frontier"] is None and done["closed_bound"] is None
+
+
 def test_certify_seeds_with_the_better_of_the_stored_and_the_true_labeling():
     ref = optima.REFERENCE_SETS["two_moons"]
     (prob,) = optima.binary_problems("two_moons", *ref.make(0), ref.settings)
@@ -621,10 +679,11 @@ def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
     import harness.compare
     from threadpoolctl import threadpool_info
 
-    seen = []
+    seen, resume = [], []
 
     def record(*args, **kwargs):
         seen.append(max((i["num_threads"] for i in threadpool_info()), default=1))
+        resume.append(kwargs.get("resume"))
         return {}
 
     monkeypatch.setattr(optima, "build", record)
@@ -632,3 +691,5 @@ def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
     assert main(["optima", "build", "two_moons", "--n", "1"]) == 0
     assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "1"]) == 0
     assert seen == [1, 1]
+    assert main(["optima", "build", "two_moons", "--n", "1", "--resume", "--node-limit", "5"]) == 0
+    assert resume == [False, None, True]
