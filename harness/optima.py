@@ -357,7 +357,7 @@ def _labelings_from_other_splits(set_name: str, problem: BinaryProblem, i: int, 
 
 
 def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=None, seed_truth=False,
-          directory=None, force=False, branching="nips", resume=False, echo=print) -> dict:
+          directory=None, force=False, branching="nips", resume=False, only=None, echo=print) -> dict:
     """Compute the entries of the first ``n`` problems that a search with these limits can improve.
 
     That is every missing entry and every uncertified one whose searches with this ``branching``
@@ -370,18 +370,28 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     (:func:`_labelings_from_other_splits`; not with ``force``). The store is saved after each
     problem. With ``resume``, an uncertified entry that kept the frontier of its search continues
     that search instead (``certify(resume=...)``), whatever the limits of earlier searches: run
-    again and again, a long proof advances by the given limit each time.
+    again and again, a long proof advances by the given limit each time. ``only`` restricts the
+    build to these entry keys (``"split6/class0"``) among the first ``n`` problems.
     """
     ref = get_reference_set(set_name)
+    only = None if only is None else set(only)
     n = ref.n_default if n is None else int(n)
     if n < 1:
         raise ValueError(f"the number of problems must be >= 1, got {n}")
     store = load_store(set_name, directory)
     made = {}
+    if only is not None:
+        labels = {p.label for p in binary_problems(set_name, *_made(ref, made, 0), ref.settings)}
+        bad = sorted(only - {f"split{i}/class{c}" for i in range(n) for c in labels})
+        if bad:
+            raise ValueError(f"{set_name} has no problem {', '.join(bad)} among its first {n} splits "
+                             "(keys look like split6/class0; see `s3vm-bench optima show`)")
     for i in range(n):
         ds, split = _made(ref, made, i)
         gram = None
         for prob in binary_problems(set_name, ds, split, ref.settings):
+            if only is not None and prob.key not in only:
+                continue
             old = None if force else lookup(prob, store)
             cont = resume and old is not None and bool(old.get("frontier"))
             if old is not None and (old["status"] == "optimal"

@@ -499,6 +499,14 @@ def test_build_resume_continues_a_stopped_search_by_the_given_limit(tmp_path):
         optima.REFERENCE_SETS["two_moons"].settings)[0])["objective"], rel=1e-9)
 
 
+def test_build_only_runs_the_named_problems_and_rejects_unknown_keys(tmp_path):
+    quiet = dict(directory=tmp_path, echo=lambda *a: None)
+    store = optima.build("two_moons", 3, only=["split1/class1"], **quiet)
+    assert list(store["entries"]) == ["split1/class1"] and store["entries"]["split1/class1"]["certified"]
+    with pytest.raises(ValueError, match="no problem split3/class1, split9/class0"):
+        optima.build("two_moons", 3, only=["split9/class0", "split3/class1"], **quiet)
+
+
 def test_merge_keeps_the_frontier_of_the_longer_chain():
     base = {"digest": "d", "status": "node_limit", "objective": 10.0, "lower_bound": 6.0, "labels": "+-",
             "unlabeled_error": 0.5, "found_by": "search", "initial": "none", "nodes": 5, "seconds": 1.0,
@@ -683,7 +691,7 @@ def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
 
     def record(*args, **kwargs):
         seen.append(max((i["num_threads"] for i in threadpool_info()), default=1))
-        resume.append(kwargs.get("resume"))
+        resume.append((kwargs.get("resume"), kwargs.get("only")))
         return {}
 
     monkeypatch.setattr(optima, "build", record)
@@ -691,5 +699,5 @@ def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
     assert main(["optima", "build", "two_moons", "--n", "1"]) == 0
     assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "1"]) == 0
     assert seen == [1, 1]
-    assert main(["optima", "build", "two_moons", "--n", "1", "--resume", "--node-limit", "5"]) == 0
-    assert resume == [False, None, True]
+    assert main(["optima", "build", "coil3", "--resume", "--node-limit", "5", "--only", "split6/class0"]) == 0
+    assert resume == [(False, None), (None, None), (True, ["split6/class0"])]
