@@ -175,14 +175,9 @@ def test_da_effective_loss_limits():
 
 # ------------------------------------------------------------------ scripts/figure_data.py helpers
 def _figure_data():
-    import importlib.util
-    from pathlib import Path
+    from tests._toy import load_script
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "figure_data.py"
-    spec = importlib.util.spec_from_file_location("figure_data", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("figure_data")
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 10, 20])

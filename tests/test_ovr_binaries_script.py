@@ -1,18 +1,13 @@
 """scripts/ovr_binaries.py: solver parsing, kernel components, and one end-to-end row."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from tests._toy import load_script
+
 
 def _script():
-    path = Path(__file__).resolve().parent.parent / "scripts" / "ovr_binaries.py"
-    spec = importlib.util.spec_from_file_location("ovr_binaries", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("ovr_binaries")
 
 
 def test_parse_solver_reads_registry_names_user_classes_and_typed_params():
