@@ -36,6 +36,8 @@ def test_leading_components_are_kernel_pca_of_the_centered_matrix():
     np.testing.assert_allclose(vals, S[:2] ** 2, rtol=1e-10)
     for i in range(2):
         assert abs(abs(vecs[:, i] @ U[:, i]) - 1.0) < 1e-10
+    with pytest.raises(ValueError, match="components"):
+        mod.leading_components(K, 41)
 
 
 def test_cli_prints_one_row_per_class_and_solver(data_env, capsys):
