@@ -82,13 +82,18 @@ def main(argv=None):
                     help="registry name or package.module:Class, optionally followed by :param=value pairs (repeatable)")
     ap.add_argument("--pc", type=int, default=0, help="correlate outputs with this many kernel components")
     args = ap.parse_args(argv)
+    if args.pc < 0:
+        ap.error("--pc must be >= 0")
     try:
         solvers = [parse_solver(s) for s in args.solver]
     except (ValueError, KeyError) as exc:
         ap.error(str(exc))
 
     ds = load_dataset(args.dataset)
-    split = jmlr2008_splits(ds)[args.split]
+    splits = jmlr2008_splits(ds)
+    if not 0 <= args.split < len(splits):
+        raise SystemExit(f"{args.dataset} has splits 0..{len(splits) - 1}; got --split {args.split}")
+    split = splits[args.split]
     settings = ProtocolSettings.for_dataset(args.dataset)
     idx = np.r_[split.labeled, split.unlabeled]
     X, y_true = ds.X[idx], ds.y[idx]
@@ -100,8 +105,6 @@ def main(argv=None):
         raise SystemExit(f"{args.dataset} has classes 0..{ds.n_classes - 1}; got {bad}")
     if args.pc and gram is None:
         raise SystemExit("--pc needs the rbf kernel (the Table 5 setting of the data set)")
-    if args.pc < 0:
-        ap.error("--pc must be >= 0")
     comps = leading_components(gram[n_lab:, n_lab:], args.pc) if args.pc else None
     if comps is not None:
         print("leading eigenvalues of the centered unlabeled kernel:", np.round(comps[0], 2))
