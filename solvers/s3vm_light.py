@@ -18,12 +18,14 @@ with the swap condition, eq. (6), on two unlabeled points of opposite current la
 
     y_i = 1,  y_j = -1,  V(1, o_i) + V(-1, o_j) > V(-1, o_i) + V(1, o_j),
 
-``V(y, o) = max(0, 1 - y o)^p`` and ``o`` the outputs of the L2-SVM just trained. Here p = 2
-(the squared hinge of the common protocol): the left side is the loss the pair pays now, the
-right side what it would pay with both labels switched at the same (w, b). Switching a
+``V(y, o) = max(0, 1 - y o)^p`` and ``o`` the outputs of the SVM just trained. By default p = 2
+(the squared hinge of the common protocol, ``loss="l2"``); ``loss="l1"`` is p = 1, the hinge of
+Joachims (1999) and of ICML 2006 Table 2's "JTSVM(l1)". The left side is the loss the pair pays
+now, the right side what it would pay with both labels switched at the same (w, b). Switching a
 qualifying pair lowers eq. (1) by ``C~ * gain`` before retraining, and retraining lowers it
 further, so the objective strictly decreases at fixed C~ and the inner loop terminates (finitely
-many labelings). For p = 2, ``V(1, o) - V(-1, o)`` is strictly decreasing in o, so (6) holds
+many labelings). For p = 2, and for p = 1 too (``V(1, o) - V(-1, o)`` is ``1 - o``, ``-2 o``
+and ``-1 - o`` on the three pieces), ``V(1, o) - V(-1, o)`` is strictly decreasing in o, so (6) holds
 exactly when ``o_i < o_j``: the inner loop ends when every unlabeled point labeled +1 has an
 output at least as large as every point labeled -1. A swap exchanges one +1 and one -1, so the
 number of positive unlabeled labels stays exactly ``round(u r)`` (eq. 3) throughout.
@@ -56,10 +58,12 @@ Choices where the pseudocode is silent or loose (all documented on :class:`S3VML
   ``stop_reason`` says ``"max_swaps"``. The default (100000) is far above what the benchmark data
   need (tens to a few hundred switches per binary problem).
 
-Training is warm-started throughout: each retraining starts from the previous solution (beta, b
-for the Gaussian kernel through :func:`solvers._primal.kernel_newton` on the Gram matrix; w, b
-for the linear kernel through :func:`solvers._primal.l2svm_mfn` with a free bias, dense or CSR
-X). Objective and costs follow JMLR 2008 eq. (1): ``1/2 ||w||^2 + C sum_labeled V + C~ sum_unl V``
+With p = 2, training is warm-started throughout: each retraining starts from the previous
+solution (beta, b for the Gaussian kernel through :func:`solvers._primal.kernel_newton` on the
+Gram matrix; w, b for the linear kernel through :func:`solvers._primal.l2svm_mfn` with a free
+bias, dense or CSR X). With p = 1 each training is libsvm's dual (scikit-learn's ``SVC``, the
+per-example costs as ``sample_weight``: precomputed Gram matrix, or ``kernel="linear"`` on dense or
+CSR X), which has no warm start and solves to its KKT tolerance ``svc_tol``. Objective and costs follow JMLR 2008 eq. (1): ``1/2 ||w||^2 + C sum_labeled V + C~ sum_unl V``
 with an unregularized bias (the C-parameterization of DESIGN.md).
 """
 
@@ -72,11 +76,11 @@ import numpy as np
 
 from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
-from ._losses import squared_hinge_loss
-from ._primal import kernel_newton, l2svm_mfn
+from ._losses import hinge_loss, squared_hinge_loss
+from ._primal import PrimalResult, kernel_newton, l2svm_mfn
 from ._validation import check_positive
 
-__all__ = ["S3VMLight", "anneal_schedule", "best_swap_pairs"]
+__all__ = ["LOSSES", "S3VMLight", "anneal_schedule", "best_swap_pairs"]
 
 
 def anneal_schedule(c_star: float, start: float = 1e-5, factor: float = 1.5) -> np.ndarray:
@@ -101,12 +105,16 @@ def anneal_schedule(c_star: float, start: float = 1e-5, factor: float = 1.5) -> 
     return np.array(steps)
 
 
-def _V(y, o):
-    """V(y, o) = max(0, 1 - y o)^2, the p = 2 loss of eq. (2)."""
-    return squared_hinge_loss(y * o).value
+#: Loss names and their p in eq. (2): V(y, o) = max(0, 1 - y o)^p.
+LOSSES = {"l2": squared_hinge_loss, "l1": hinge_loss}
 
 
-def best_swap_pairs(outputs, labels, min_gain: float = 0.0, max_pairs: int | None = 1):
+def _V(y, o, loss="l2"):
+    """V(y, o) = max(0, 1 - y o)^p of eq. (2); p = 2 for ``"l2"``, 1 for ``"l1"``."""
+    return LOSSES[loss](y * o).value
+
+
+def best_swap_pairs(outputs, labels, min_gain: float = 0.0, max_pairs: int | None = 1, loss: str = "l2"):
     """Pairs (i, j) of eq. (6), best first: ``labels[i] = +1``, ``labels[j] = -1`` and
     ``gain = V(1,o_i) + V(-1,o_j) - V(-1,o_i) - V(1,o_j) > min_gain``.
 
@@ -123,6 +131,8 @@ def best_swap_pairs(outputs, labels, min_gain: float = 0.0, max_pairs: int | Non
         Gains must exceed it (0: eq. (6) exactly).
     max_pairs : int or None
         At most this many pairs (None: all that qualify).
+    loss : {"l2", "l1"}
+        The p of ``V`` (2 or 1).
 
     Returns
     -------
@@ -138,8 +148,8 @@ def best_swap_pairs(outputs, labels, min_gain: float = 0.0, max_pairs: int | Non
     empty = np.array([], dtype=np.intp)
     if pos.size == 0 or neg.size == 0:
         return empty, empty, np.array([])
-    g = _V(1.0, o[pos]) - _V(-1.0, o[pos])
-    h = _V(-1.0, o[neg]) - _V(1.0, o[neg])
+    g = _V(1.0, o[pos], loss) - _V(-1.0, o[pos], loss)
+    h = _V(-1.0, o[neg], loss) - _V(1.0, o[neg], loss)
     if max_pairs == 1:  # Algorithm 1: O(u), ties to the first index
         ip, jn = int(np.argmax(g)), int(np.argmax(h))
         gain = g[ip] + h[jn]
@@ -187,6 +197,56 @@ class _LinearTrainer:
                          max_iter=self.max_iter)
 
 
+class _HingeTrainer:
+    """Hinge-loss SVM (p = 1) by libsvm's dual, scikit-learn's ``SVC`` with ``C = 1`` and the costs
+    as ``sample_weight`` (libsvm multiplies C by each example's weight, so C and C~ enter exactly).
+
+    Points of cost 0 are left out. ``coef`` is beta over all points (rbf: ``dual_coef_`` = y_i
+    alpha_i placed at the support vectors, ``f = K beta + b``) or w (linear, dense or CSR X). libsvm
+    has no warm start: ``retrain`` ignores ``prev``. The objective is eq. (1) with p = 1.
+    """
+
+    def __init__(self, X, gram, tol):
+        self.X, self.K, self.tol = X, gram, tol
+
+    def supervised(self, y, cost):
+        return self._fit(y, cost)
+
+    def retrain(self, y, cost, prev):
+        return self._fit(y, cost)
+
+    def _fit(self, y, cost):
+        from sklearn.svm import SVC
+
+        keep = np.flatnonzero(cost > 0.0)
+        if self.K is not None:
+            svc = SVC(C=1.0, kernel="precomputed", tol=self.tol, cache_size=200, max_iter=-1)
+            svc.fit(self.K[np.ix_(keep, keep)], y[keep], sample_weight=cost[keep])
+        else:
+            svc = SVC(C=1.0, kernel="linear", tol=self.tol, cache_size=200, max_iter=-1)
+            svc.fit(self.X[keep], y[keep], sample_weight=cost[keep])
+        # classes_ are sorted, [-1, 1]: the decision function is positive for +1.
+        if not np.array_equal(svc.classes_, [-1.0, 1.0]):  # pragma: no cover - guarded by the base class
+            raise RuntimeError(f"expected classes [-1, 1] in the hinge SVM, got {svc.classes_}")
+        sv = keep[svc.support_]
+        dual = svc.dual_coef_  # a sparse matrix when X is
+        alpha = np.asarray(dual.toarray() if hasattr(dual, "toarray") else dual, dtype=float).ravel()
+        b = float(svc.intercept_[0])
+        if self.K is not None:
+            coef = np.zeros(y.size)
+            coef[sv] = alpha
+            outputs = self.K[:, sv] @ alpha + b
+            reg = 0.5 * float(alpha @ outputs[sv]) - 0.5 * b * float(alpha.sum())
+        else:
+            coef = np.asarray(self.X[sv].T @ alpha, dtype=float).ravel()
+            outputs = np.asarray(self.X @ coef, dtype=float).ravel() + b
+            reg = 0.5 * float(coef @ coef)
+        margins = y * outputs
+        objective = reg + float(np.sum(cost * hinge_loss(margins).value))
+        return PrimalResult(coef, b, objective, int(np.sum(svc.n_iter_)), "kkt_tol", outputs,
+                            (cost > 0.0) & (margins < 1.0))
+
+
 def _check_count(value, name, minimum, allow_none=True):
     if value is None and allow_none:
         return None
@@ -196,7 +256,7 @@ def _check_count(value, name, minimum, allow_none=True):
 
 
 class S3VMLight(BaseS3VM):
-    """S3VM-light (Joachims 1999) as Algorithm 1 of JMLR 2008 Sec. 3.2, squared hinge (p = 2).
+    """S3VM-light (Joachims 1999) as Algorithm 1 of JMLR 2008 Sec. 3.2; squared hinge (p = 2) or hinge.
 
     Starts from the supervised L2-SVM on the labeled points, labels the unlabeled points by
     thresholding its outputs so that exactly ``round(u r)`` are positive, then anneals the
@@ -221,6 +281,11 @@ class S3VMLight(BaseS3VM):
         Fraction of positive unlabeled points (eq. 3); None estimates it from the labeled
         points, ``(mean(y_labeled) + 1) / 2`` (JMLR 2008 Sec. 5.4.5). The protocol passes the
         exact r.
+    loss : {"l2", "l1"}, default="l2"
+        ``V`` of eq. (2): the squared hinge ``max(0, 1 - t)^2`` (p = 2, the common protocol's
+        loss; primal Newton / L2-SVM-MFN, warm-started) or the hinge ``max(0, 1 - t)`` (p = 1,
+        Joachims' TSVM, ICML 2006 Table 2's "JTSVM(l1)"; libsvm's dual, no warm start). The loss of
+        the SVMs trained and of the switching test (6).
     anneal_start : float, default=1e-5
         First C~ as a fraction of C* (Algorithm 1: 1e-5).
     anneal_factor : float, default=1.5
@@ -237,7 +302,9 @@ class S3VMLight(BaseS3VM):
         L2-SVM-MFN's CGLS/margin tolerance, capped at SVMlin's 1e-6) and of the swap test: a
         pair qualifies when ``C~ * gain > tol * objective``.
     max_iter : int, default=100
-        Newton / MFN iterations at most per retraining.
+        Newton / MFN iterations at most per retraining (p = 2; libsvm runs to ``svc_tol``).
+    svc_tol : float, default=1e-3
+        libsvm's KKT tolerance for p = 1 (libsvm's own default); unused for p = 2.
 
     Attributes
     ----------
@@ -261,8 +328,8 @@ class S3VMLight(BaseS3VM):
     binary_fits_ : list of BinaryFit
         ``info`` holds ``n_anneal_steps``, ``n_swaps``, ``n_retrain``, ``anneal_schedule``,
         ``r``, ``n_positive``, ``y_unlabeled`` (= a row of ``assigned_labels_``), ``objective``
-        (eq. 1 at C* with the final labels), ``n_retrain_max_iter`` (retrainings that hit
-        ``max_iter``), ``supervised_n_iter``, and ``trace``: per retraining the step index,
+        (eq. 1 with ``loss`` at C* with the final labels), ``n_retrain_max_iter`` (retrainings
+        that hit ``max_iter``), ``supervised_n_iter``, and ``trace``: per retraining the step index,
         C~, cumulative swaps, number of positive unlabeled labels and objective (eq. 1 at that
         C~ with the labels in force); ``stage_coef`` / ``stage_intercept``: the solution at the
         end of each annealing step (row k at ``anneal_schedule[k]``), so that C* can be chosen
@@ -278,22 +345,28 @@ class S3VMLight(BaseS3VM):
 
     balance = "threshold"
 
-    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, anneal_start=1e-5,
-                 anneal_factor=1.5, max_swaps=100_000, pairs_per_retrain=1, tol=1e-9, max_iter=100):
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, loss="l2", anneal_start=1e-5,
+                 anneal_factor=1.5, max_swaps=100_000, pairs_per_retrain=1, tol=1e-9, max_iter=100,
+                 svc_tol=1e-3):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
         self.C_star = C_star
         self.r = r
+        self.loss = loss
         self.anneal_start = anneal_start
         self.anneal_factor = anneal_factor
         self.max_swaps = max_swaps
         self.pairs_per_retrain = pairs_per_retrain
         self.tol = tol
         self.max_iter = max_iter
+        self.svc_tol = svc_tol
 
     def _check_params(self):
         super()._check_params()
+        if not isinstance(self.loss, str) or self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {tuple(LOSSES)} for {type(self).__name__}, got {self.loss!r}")
+        check_positive(self.svc_tol, "svc_tol")
         check_positive(self.anneal_start, "anneal_start")
         if check_positive(self.anneal_factor, "anneal_factor") <= 1.0:
             raise ValueError(f"anneal_factor must be > 1, got {self.anneal_factor!r}")
@@ -318,7 +391,9 @@ class S3VMLight(BaseS3VM):
         k = n_positive(u, r)
         max_swaps = np.inf if self.max_swaps is None else int(self.max_swaps)
         schedule = anneal_schedule(c_star, self.anneal_start, self.anneal_factor)
-        if self.kernel == "linear":
+        if self.loss == "l1":
+            trainer = _HingeTrainer(X, gram, float(self.svc_tol))
+        elif self.kernel == "linear":
             trainer = _LinearTrainer(X, labeled, min(tol, 1e-6), int(self.max_iter))
         else:
             trainer = _KernelTrainer(gram, tol, int(self.max_iter))
@@ -352,7 +427,8 @@ class S3VMLight(BaseS3VM):
             res = retrain(res)
             while not capped:
                 min_gain = tol * max(res.objective, np.finfo(float).tiny) / c_tilde
-                pos, neg, _ = best_swap_pairs(res.outputs[unl], y[unl], min_gain, self.pairs_per_retrain)
+                pos, neg, _ = best_swap_pairs(res.outputs[unl], y[unl], min_gain, self.pairs_per_retrain,
+                                              self.loss)
                 if pos.size == 0:
                     break
                 left = max_swaps - n_swaps

@@ -298,18 +298,19 @@ def test_icml2006_table2_spec_matches_the_transcribed_targets_and_the_papers_gri
     assert cells == set(targets) and len(cells) == 10
     assert {v[2] for v in targets.values()} == {"count"}
     planned, skipped = build_cells(spec)
-    # JTSVM(l1) has no solver: skipped on both data sets, with the reason.
-    assert set(skipped) == {("2moons", 1), ("2circles", 1)} and all("not registered" in v for v in skipped.values())
-    assert len(planned) == 4 * 28 * 2 * 10
+    assert not skipped
+    assert len(planned) == 5 * 28 * 2 * 10
     by = {}
     for p in planned:
         by.setdefault(spec.configs[p.config].label, set()).add((p.cell.settings["sigma"], p.cell.settings["C"],
                                                                  p.cell.settings["C_star"]))
     lam = (1e-4, 1e-3, 1e-2, 1e-1)
-    for label, kappa in (("JTSVM(l2)", 2), ("nabla-TSVM", 2), ("DA(l2)", 2), ("DA(l1)", 1)):
+    for label, kappa in (("JTSVM(l2)", 2), ("JTSVM(l1)", 1), ("nabla-TSVM", 2), ("DA(l2)", 2), ("DA(l1)", 1)):
         got = sorted(by[label])
         want = sorted((0.5 * 2.0 ** k, 1 / (kappa * x * 2), 1 / (kappa * x * 198)) for x in lam for k in range(-3, 4))
         assert np.allclose(got, want), label  # C = 1/(kappa lambda l), C* = lambda'/(kappa lambda u), lambda' = 1
+    losses = {spec.configs[p.config].label: p.cell.params.get("loss") for p in planned if p.cell.solver != "grad_s3vm"}
+    assert losses == {"JTSVM(l2)": None, "JTSVM(l1)": "l1", "DA(l2)": "l2", "DA(l1)": "l1"}
     assert {p.dataset for p in planned} == {"2moons", "two_circles"}
 
 

@@ -50,17 +50,18 @@ def test_anneal_schedule_ends_exactly_at_c_star():
         anneal_schedule(1.0, factor=1.0)
 
 
-def test_swap_condition_p2_is_output_order():
-    """For V = max(0, 1 - y o)^2, eq. (6) holds iff the +1 point has the smaller output."""
-    o = np.array([-2.0, -0.3, 0.1, 0.5, 1.7])
+@pytest.mark.parametrize("loss,p", [("l2", 2), ("l1", 1)])
+def test_swap_condition_is_output_order(loss, p):
+    """For V = max(0, 1 - y o)^p, p = 2 or 1, eq. (6) holds iff the +1 point has the smaller output."""
+    o = np.array([-2.0, -1.2, -0.3, 0.1, 0.5, 1.7, 3.0])
     for i in range(o.size):
         for j in range(o.size):
             if i == j:
                 continue
             labels = -np.ones(o.size)
             labels[i] = 1
-            pos, neg, gains = best_swap_pairs(o[[i, j]], labels[[i, j]])
-            V = lambda y, t: max(0.0, 1 - y * t) ** 2  # noqa: E731
+            pos, neg, gains = best_swap_pairs(o[[i, j]], labels[[i, j]], loss=loss)
+            V = lambda y, t: max(0.0, 1 - y * t) ** p  # noqa: E731
             holds = V(1, o[i]) + V(-1, o[j]) > V(-1, o[i]) + V(1, o[j])
             assert holds == (o[i] < o[j]) == (pos.size == 1)
             if holds:
@@ -262,7 +263,8 @@ def test_protocol_run_is_balanced():
     ({"max_swaps": -1}, ValueError, "max_swaps"), ({"max_swaps": 2.5}, ValueError, "max_swaps"),
     ({"pairs_per_retrain": 0}, ValueError, "pairs_per_retrain"), ({"tol": 0.0}, ValueError, "tol"),
     ({"max_iter": None}, ValueError, "max_iter"), ({"kernel": "poly"}, ValueError, "kernel"),
-    ({"C_star": "big"}, TypeError, "C_star"),
+    ({"C_star": "big"}, TypeError, "C_star"), ({"loss": "hinge"}, ValueError, "loss must be one of"),
+    ({"loss": None}, ValueError, "loss must be one of"), ({"svc_tol": 0.0}, ValueError, "svc_tol"),
 ])
 def test_bad_params(params, err, match):
     X, y, _ = _gauss(n=40)
@@ -274,3 +276,94 @@ def test_needs_unlabeled_points():
     X, _, yt = _gauss(n=40)
     with pytest.raises(ValueError, match="unlabeled set is empty"):
         S3VMLight().fit(X, yt)
+
+
+# ------------------------------------------------------------------------- hinge loss (p = 1)
+def _hinge_kkt_violation(K, y, cost, res):
+    """Largest violation of the hinge SVM's KKT conditions at ``res`` (coef = y_i alpha_i).
+
+    The conditions are sufficient for this convex problem, so a small violation certifies the
+    optimum independently of libsvm: 0 <= alpha_i <= c_i, alpha_i = 0 where y_i f_i > 1,
+    alpha_i = c_i where y_i f_i < 1, sum_i y_i alpha_i = 0 and f = K (y alpha) + b.
+    """
+    alpha = y * res.coef
+    m = y * res.outputs
+    v = [np.max(-alpha), np.max(alpha - cost), abs(np.sum(res.coef)) / cost.max(),
+         np.max(np.abs(K @ res.coef + res.intercept - res.outputs))]
+    v.append(np.max(np.where(alpha > 1e-8 * cost.max(), np.maximum(m - 1.0, 0.0), 0.0)))
+    v.append(np.max(np.where(alpha < cost - 1e-8 * cost.max(), np.maximum(1.0 - m, 0.0), 0.0)))
+    return max(v)
+
+
+def test_hinge_trainer_reaches_the_kkt_point_rbf_and_linear():
+    from solvers.s3vm_light import _HingeTrainer
+
+    X, y_semi, yt = _gauss(n=80)
+    y = np.where(yt == 1, 1.0, -1.0)
+    rng = np.random.default_rng(0)
+    cost = rng.choice([0.0, 0.3, 10.0], size=y.size)  # C, C~ and left-out (cost 0) points
+    K = gaussian_kernel(X, sigma=2.0)
+    res = _HingeTrainer(None, K, 1e-10).supervised(y, cost)
+    keep = cost > 0
+    sub = type(res)(res.coef[keep], res.intercept, res.objective, 0, "", res.outputs[keep], None)
+    assert _hinge_kkt_violation(K[np.ix_(keep, keep)], y[keep], cost[keep], sub) < 1e-6
+    assert np.all(res.coef[~keep] == 0.0)
+    reg = 0.5 * res.coef @ K @ res.coef
+    assert res.objective == pytest.approx(reg + np.sum(cost * np.maximum(0.0, 1.0 - y * res.outputs)), rel=1e-12)
+    np.testing.assert_array_equal(res.support, keep & (y * res.outputs < 1.0))
+    # linear kernel on X (dense and CSR) = the same dual on the linear Gram matrix
+    lin = _HingeTrainer(X, None, 1e-10).retrain(y, cost, prev=None)
+    lin_csr = _HingeTrainer(sp.csr_matrix(X), None, 1e-10).retrain(y, cost, prev=None)
+    gram = _HingeTrainer(None, X @ X.T, 1e-10).supervised(y, cost)
+    np.testing.assert_allclose(lin.outputs, gram.outputs, atol=1e-6)
+    np.testing.assert_allclose(lin_csr.coef, lin.coef, atol=1e-10)
+    np.testing.assert_allclose(lin.coef, X.T @ gram.coef, atol=1e-6)
+    assert lin.objective == pytest.approx(gram.objective, rel=1e-8)
+
+
+@pytest.mark.parametrize("kernel,pairs", [("rbf", 1), ("rbf", None), ("linear", 1)])
+def test_hinge_switching_keeps_balance_and_lowers_the_objective(kernel, pairs):
+    X, y, _ = _gauss()
+    r = 0.45
+    m = S3VMLight(kernel=kernel, sigma=2.0, C=10.0, r=r, loss="l1", svc_tol=1e-9, pairs_per_retrain=pairs).fit(X, y)
+    info = m.binary_fits_[0].info
+    tr = info["trace"]
+    assert info["n_swaps"] > 0 and m.stop_reason_ == ["no_qualifying_pair"]
+    np.testing.assert_array_equal(tr["n_pos"], n_positive(int(np.sum(y == -1)), r))
+    for step in np.unique(tr["step"]):
+        obj = tr["objective"][tr["step"] == step]
+        assert np.all(np.diff(obj) <= 1e-7 * obj[:-1]), f"hinge objective rose at C~ step {step}: {obj}"
+    # The final model is the hinge SVM at C* on the final labels, and no pair satisfies (6) for p = 1.
+    lab = y != -1
+    o = m.decision_function(X)
+    yu = m.assigned_labels_[0]
+    assert best_swap_pairs(o[~lab], yu, loss="l1")[0].size == 0
+    y_full = np.where(lab, np.where(y == 1, 1.0, -1.0), 0.0)
+    y_full[~lab] = yu
+    slack = np.maximum(0.0, 1.0 - y_full * o)
+    w2 = (np.sum(m.coef_ ** 2) if kernel == "linear"
+          else m.dual_coef_[0] @ gaussian_kernel(X, sigma=2.0) @ m.dual_coef_[0])
+    assert info["objective"] == pytest.approx(0.5 * w2 + 10.0 * slack.sum(), rel=1e-9)
+
+
+def test_hinge_and_squared_hinge_differ_and_l2_is_the_default():
+    ds, y = _moons(0)
+    l2 = S3VMLight(sigma=0.5, C=10.0, r=0.5).fit(ds.X, y)
+    l1 = S3VMLight(sigma=0.5, C=10.0, r=0.5, loss="l1").fit(ds.X, y)
+    assert l2.get_params()["loss"] == "l2"
+    assert not np.allclose(l1.decision_function(ds.X), l2.decision_function(ds.X))
+    for m in (l1, l2):
+        assert int(np.sum(m.assigned_labels_[0] > 0)) == n_positive(int(np.sum(y == -1)), 0.5)
+    # The l1 run's own SVM is the hinge one: its hinge objective is the lowest on its labels.
+    info1 = l1.binary_fits_[0].info
+    y_full = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
+    y_full[y == -1] = info1["y_unlabeled"]
+    K = gaussian_kernel(ds.X, sigma=0.5)
+
+    def hinge_objective(beta, b):
+        return 0.5 * beta @ K @ beta + 10.0 * np.sum(np.maximum(0.0, 1.0 - y_full * (K @ beta + b)))
+
+    own = hinge_objective(l1.dual_coef_[0], l1.intercept_[0])
+    assert own == pytest.approx(info1["objective"], rel=1e-9)
+    sq = kernel_newton(K, y_full, np.full(y.size, 10.0))  # the squared-hinge SVM on the same labels
+    assert own < hinge_objective(sq.coef, sq.intercept)
