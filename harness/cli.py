@@ -229,7 +229,7 @@ def _reproduce(args) -> int:
 
         try:
             rows, external, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-                                         cache_dir=args.cache)
+                                         solvers=args.solvers, cache_dir=args.cache)
         except (ValueError, TypeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -237,7 +237,8 @@ def _reproduce(args) -> int:
         print(format_plan(rows, external, total, n_cores=jobs))
         return 0
     try:
-        out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, cache_dir=args.cache,
+        out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
+                        cache_dir=args.cache,
                         results=args.results,
                         reports_dir=args.reports, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                         time_limit=args.time_limit, progress=not args.no_progress, run=not args.from_cache)
@@ -348,6 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--splits", type=int, help="run at most the first N splits of each table (the report also "
                     "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
+    rp.add_argument("--solvers", nargs="+", metavar="NAME",
+                    help="only run the columns of these registered solvers (e.g. s3vm_light after a change "
+                         "to it); the other cells are read from the cache, and external tables are not run")
     rp.add_argument("--plan", action="store_true",
                     help="run nothing: list the cells cached and missing per table and data set, with the compute "
                          "time of the missing ones estimated from the cached cells' fit times")

@@ -65,24 +65,25 @@ def _fallback_medians(cache_dir: Path) -> dict:
     return {k: statistics.median(v) for k, v in seen.items()}
 
 
-def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, cache_dir=None):
+def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None):
     """Plan of the tables ``keys`` (spec keys; external tables are left out and returned apart).
 
-    ``quick``, ``n_splits`` and ``datasets`` select cells as :func:`harness.reproduce.reproduce`
+    ``quick``, ``n_splits``, ``datasets`` and ``solvers`` select cells as :func:`harness.reproduce.reproduce`
     does. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in
     table order, the external table keys not planned here, and a dict with the totals over
     distinct cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``, and
     ``by_solver``: the estimated seconds of the missing cells per solver, largest first).
     """
     cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR)
-    external, specs = split_keys(keys, datasets)
+    external, specs = split_keys(keys, datasets, solvers)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver = defaultdict(list), defaultdict(list)
     for spec in specs:
         planned, _ = build_cells(spec, quick=quick, n_splits=n_splits)
         by_dataset = {}
         for p in planned:
-            if datasets is not None and p.dataset not in datasets:
+            if (datasets is not None and p.dataset not in datasets) or (solvers is not None
+                                                                         and p.cell.solver not in solvers):
                 continue
             key = p.cell.key()
             row = by_dataset.setdefault(p.dataset, PlanRow(spec.key, p.dataset))

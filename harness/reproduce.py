@@ -674,10 +674,19 @@ def _update_index(directory: Path, key: str, entry: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- driver
-def split_keys(keys, datasets=None) -> tuple[list, list]:
-    """(external table keys, specs of the others); checks that ``datasets`` are rows of them."""
+def split_keys(keys, datasets=None, solvers=None) -> tuple[list, list]:
+    """(external table keys, specs of the others); checks that ``datasets`` are rows of them and
+    ``solvers`` solvers of their columns."""
     external = [k for k in keys if k in EXTERNAL]
     specs = [get_spec(k) for k in keys if k not in EXTERNAL]
+    if solvers is not None:
+        # External tables have no per-solver cells (one cell runs every method): not counted.
+        known = {c.solver for spec in specs for c in spec.configs}
+        unknown = sorted(set(solvers) - known)
+        if unknown:
+            raise ValueError(f"--solvers {' '.join(unknown)}: not a solver of the columns of "
+                             f"{', '.join(k for k in keys if k not in EXTERNAL) or 'no spec table'}; "
+                             f"their solvers are {', '.join(sorted(known)) or 'none'}")
     if datasets is not None:
         known = {d for spec in specs for _, d in spec.rows}
         for k in external:
@@ -689,8 +698,8 @@ def split_keys(keys, datasets=None) -> tuple[list, list]:
     return external, specs
 
 
-def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, cache_dir=None, results=None,
-              reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
+def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
+              results=None, reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
               time_limit: float | None = 3600.0, progress: bool = True, run: bool = True, echo=print) -> dict:
     """Run what is missing for the tables ``keys`` and write their reports.
 
@@ -698,7 +707,10 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     ``n_splits`` splits of the table's plan; every other cell of the plan is read from the cache
     when an earlier run computed it (and is "not run" otherwise), so a table can be filled in
     several passes -- e.g. all splits of the small rows and two of the heavy ones -- and each
-    report cell says how many splits stand behind it. ``run=False`` runs nothing: the reports are
+    report cell says how many splits stand behind it. ``solvers`` (registry names) likewise
+    restricts what is run to the columns of those solvers (e.g. after a change to one solver
+    re-keyed its cells); the external tables, whose cells run every method at once, are then
+    written from what they have stored and not run. ``run=False`` runs nothing: the reports are
     written from the cache alone (after an interrupted run, or a change to the report writer).
     Returns ``{key: [ReportCell, ...]}``.
     """
@@ -709,7 +721,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     # copy) must not silently start an empty cache beside them and recompute every cell.
     cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR)
     results = Path(results or reports_dir / "runs.csv.gz")
-    external, specs = split_keys(keys, datasets)
+    external, specs = split_keys(keys, datasets, solvers)
     out = {}
     for key in external:
         mod = importlib.import_module(EXTERNAL[key][1])
@@ -718,7 +730,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
             continue
         jobs = n_jobs if n_jobs > 0 else (os.cpu_count() or 1)
         cells, meta = mod.reproduce_table(quick=quick, n_splits=n_splits, datasets=names, n_jobs=jobs,
-                                          reports_dir=reports_dir, run=run, echo=echo)
+                                          reports_dir=reports_dir, run=run and solvers is None, echo=echo)
         _, commit = environment_info()
         verdict = table_verdict(cells)
         _update_index(reports_dir, key, {"title": EXTERNAL[key][0], "splits": meta["splits"], "quick": quick,
@@ -730,7 +742,8 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
         planned, skipped = build_cells(spec, quick=quick)
         run_splits = set(spec.split_indices(quick)[:n_splits] if n_splits else spec.split_indices(quick))
         run_now = [p for p in planned
-                   if run and (datasets is None or p.dataset in datasets) and p.cell.split in run_splits]
+                   if run and (datasets is None or p.dataset in datasets) and p.cell.split in run_splits
+                   and (solvers is None or p.cell.solver in solvers)]
         echo(f"{spec.key}: {len(run_now)} cells to run or read"
              + (f", {len(skipped)} (row, column) pairs skipped" if skipped else ""))
         got = run_cells([p.cell for p in run_now], cache_dir, n_jobs=n_jobs, backend=backend, scheduler=scheduler,

@@ -201,14 +201,14 @@ def test_cli_reproduce_list_and_errors(capsys, monkeypatch):
     assert main(["reproduce"]) == 2
 
 
-def _toy_table12(monkeypatch, tmp_path, rows, **spec_kw):
-    """JMLR 2008 Table 12 cut down to ``rows`` and one cheap column, run sequentially in ``tmp_path``.
+def _toy_table12(monkeypatch, tmp_path, rows, configs=(Config("No annealing", "svm"),), **spec_kw):
+    """JMLR 2008 Table 12 cut down to ``rows`` and cheap columns (one by default), run sequentially
+    in ``tmp_path``.
 
     Returns the keyword arguments for :func:`reproduce` and the list of (data set, split) of the
     cells that were actually run (not read from the cache).
     """
-    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=rows, configs=(Config("No annealing", "svm"),),
-                               **spec_kw)
+    spec = dataclasses.replace(get_spec("jmlr2008-table12"), rows=rows, configs=configs, **spec_kw)
     monkeypatch.setitem(SPECS, "jmlr2008-table12", spec)
     kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
               backend="sequential", progress=False, echo=lambda *a: None)
@@ -228,6 +228,29 @@ def test_datasets_filter_runs_only_those_rows_and_reads_the_rest_from_the_cache(
     assert calls == [("2moons", 0), ("coil3", 0)]  # 2moons came from the cache
     assert second["2moons"].mean == first["2moons"].mean and second["Coil3"].n == 1
     assert "rows with results: Coil3, 2moons." in (tmp_path / "jmlr2008-table12.md").read_text()
+
+
+def test_solvers_filter_runs_only_those_columns_and_reads_the_rest_from_the_cache(data_env, tmp_path, monkeypatch,
+                                                                                  capsys):
+    from harness.plan import plan
+
+    configs = (Config("No annealing", "svm"), Config("Annealing", "s3vm_light"))
+    kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), configs=configs, n_splits=2)
+    solvers_run = []
+    real = grid.execute_cell
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (solvers_run.append(c.solver), real(c, t))[1])
+    first = {c.column: c for c in reproduce(["jmlr2008-table12"], solvers={"s3vm_light"}, **kw)["jmlr2008-table12"]}
+    assert solvers_run == ["s3vm_light", "s3vm_light"]
+    assert first["Annealing"].n == 2 and first["No annealing"].mean is None
+    (row,), _, _ = plan(["jmlr2008-table12"], solvers=["svm"], cache_dir=kw["cache_dir"])
+    assert (row.cells, row.cached, row.missing) == (2, 0, 2)  # only the svm column is planned
+    second = {c.column: c for c in reproduce(["jmlr2008-table12"], solvers={"svm"}, **kw)["jmlr2008-table12"]}
+    assert solvers_run[2:] == ["svm", "svm"]  # the s3vm_light cells came from the cache
+    assert second["Annealing"].mean == first["Annealing"].mean and second["No annealing"].n == 2
+    with pytest.raises(ValueError, match="not a solver of the columns of jmlr2008-table12.*s3vm_light, svm"):
+        reproduce(["jmlr2008-table12"], solvers={"newton"}, **kw)
+    assert main(["reproduce", "jmlr2008-table12", "--solvers", "newton"]) == 2
+    assert "--solvers newton: not a solver" in capsys.readouterr().err
 
 
 def test_kendall_aggregate_is_per_split_tau_averaged():
