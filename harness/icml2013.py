@@ -18,24 +18,28 @@ Protocol (ICML 2013 Sec. 6), with the choices the paper leaves open written here
   steps {2^-9 C, ..., C}; S3VM-path the C* in [0, C] that exactly minimizes the validation error.
   Ties: the first (C, gamma) in grid order; within one (C, gamma), the largest C*;
 * solvers: SVM = scikit-learn ``SVC`` (hinge loss, free bias) on the labeled points;
-  S3VM-light = ``s3vm_light`` (JMLR 2008 Alg. 1, squared hinge, balance = fraction of positive
-  labeled points) with ``anneal_start = 2^-9, anneal_factor = 2``; CCCP = ``cccp`` with
-  ``anneal=False`` (Collobert et al. 2006 as JMLR 2008 Alg. 4: squared hinge, mean-output
-  balance at the labeled fraction); S3VM-path = ``s3vm_path`` (hinge loss, b = 2r - 1).
-  The paper's S3VM-light and CCCP are hinge-loss implementations; ours are the JMLR 2008 ones.
+  S3VM-light = ``s3vm_light`` with ``loss="l1"`` (JMLR 2008 Alg. 1 with the hinge, Joachims'
+  TSVM as the paper ran it in SVMlight; balance = fraction of positive labeled points) with
+  ``anneal_start = 2^-9, anneal_factor = 2``; the same with the squared hinge (``loss="l2"``,
+  the JMLR 2008 S3VM-light) is reported beside it as "S3VM-light l2", with no paper value;
+  CCCP = ``cccp`` with ``anneal=False`` (Collobert et al. 2006 as JMLR 2008 Alg. 4: squared
+  hinge, mean-output balance at the labeled fraction); S3VM-path = ``s3vm_path`` (hinge loss,
+  b = 2r - 1). The paper's CCCP is a hinge-loss implementation; ours is the JMLR 2008 one.
 
 Figure 5: gamma = 1/d, C = C* in {1, 10, 100, 1000}: the labels y^ each solver ends with at C*
 = C are scored by J(f*_y^, y^) of eq. (1) (the conditionally optimal solution for those labels
 with b = 2r - 1, ``solvers.s3vm_path.conditional_optimum``).
 
-Timing: for every (C, gamma) cell, seconds of the entire path and of S3VM-light with its 10
+Timing: for every (C, gamma) cell, seconds of the entire path and of S3VM-light (l2) with its 10
 annealing steps, measured in the same process one after the other. Each stored line records
 ``path_code``, the first 12 hex digits of the SHA-256 of ``solvers/s3vm_path.py`` that ran it
 (lines without it predate the field), and the report gives the time ratio per code version, so
 timings of different implementations are never pooled.
 
 Results go to a JSON-lines file (``reports/icml2013/cells.jsonl``), one line per (data set,
-split); lines already there are not recomputed, so an interrupted run resumes. The table is one
+split); lines already there are not recomputed, so an interrupted run resumes. A method added
+after a split was stored (``EXTRA_METHODS``: the hinge S3VM-light) is run alone for that split
+and stored as a line of its own (``"extra"``), which :func:`load_cells` merges into the split's. The table is one
 of ``s3vm-bench reproduce``'s (``s3vm-bench reproduce icml2013-table2 [--quick] [--splits N]
 [--datasets dna ...]``): its cells are not grid cells of :mod:`harness.grid` because one cell
 runs every method over the whole model-selection grid and times the path against S3VM-light in
@@ -59,7 +63,8 @@ from pathlib import Path
 import numpy as np
 
 #: Column labels of the methods in reports/targets/icml2013-table2.csv (the paper's values).
-METHOD_LABELS = {"svm": "SVM", "light": "S3VM-light", "cccp": "CCCP", "path": "S3VM-path"}
+METHOD_LABELS = {"svm": "SVM", "light_l1": "S3VM-light", "light": "S3VM-light l2", "cccp": "CCCP",
+                 "path": "S3VM-path"}
 KEY = "icml2013-table2"
 TITLE = "SVM, S3VM-light, CCCP and S3VM-path: unlabeled and test error (%) with model selection"
 CELLS_FILE = Path(__file__).resolve().parent.parent / "reports" / "icml2013" / "cells.jsonl"
@@ -77,7 +82,13 @@ DATASETS = {
     "D9": ("svmguide1", "SVM Guide 300 x 10", "STAND-IN: svmguide1 train (3089 x 4); the paper's 300 x 10 set is unidentified"),
     "D10": ("vehicle", "Vehicle 864 x 18", "LIBSVM vehicle 846 x 18; binary {bus, van} vs {opel, saab}"),
 }
+#: Methods run together by :func:`run_split` (the path and S3VM-light l2 timed in one process).
 METHODS = ("svm", "light", "cccp", "path")
+#: Methods run apart by :func:`run_extra`, one stored line each, so that adding one does not
+#: rerun the stored splits.
+EXTRA_METHODS = ("light_l1",)
+#: Report column order.
+REPORT_METHODS = ("svm", "light_l1", "light", "cccp", "path")
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
 GAMMA_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -151,14 +162,7 @@ def run_split(pid, index):
         t_light = time.perf_counter() - t0
         info = light.binary_fits_[0].info
         sched = info["anneal_schedule"]
-        for k, c_k in enumerate(sched):
-            coef, b0 = info["stage_coef"][k], info["stage_intercept"][k]
-
-            def out(Z):
-                return light._kernel(Z, light.X_fit_) @ coef + b0
-
-            cand["light"].append((_err(out(Xv) > 0, yv), gi, -c_k, _err(out(Xu) > 0, yu), _err(out(Xt) > 0, yt),
-                                  C, gamma, float(c_k)))
+        cand["light"] += _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt)
         timing.append({"C": C, "gamma": gamma, "path_s": t_path, "light_s": t_light,
                        "path_events": int(path.paths_[0].n_events), "path_jumps": int(path.paths_[0].n_jumps),
                        "light_steps": int(sched.size)})
@@ -184,15 +188,71 @@ def run_split(pid, index):
                 theta, _, _, _ = conditional_optimum(K, yfull, cost, b, ~lab_mask)
                 row[mname] = hinge_objective(K, yfull * theta, b, yfull, cost)
             fig5.append(row)
-    best = {}
-    for m, rows in cand.items():
-        v = min(rows, key=lambda t: (t[0], t[1], t[2]))
-        best[m] = {"val_err": v[0], "unl_err": v[3], "test_err": v[4], "C": v[5], "gamma": v[6], "c_star": v[7]}
+    best = {m: _select(rows) for m, rows in cand.items()}
     return {"id": pid, "dataset": name, "split": index, "n_train": int(Xtr.shape[0]), "n_lab": int(n_lab),
             "best": best, "timing": timing, "fig5": fig5, "path_code": code}
 
 
+def _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt):
+    """(val_err, grid order, -C*, unl_err, test_err, C, gamma, C*) at each annealing step of a fit."""
+    info = light.binary_fits_[0].info
+    out = []
+    for k, c_k in enumerate(info["anneal_schedule"]):
+        coef, b0 = info["stage_coef"][k], info["stage_intercept"][k]
+
+        def f(Z):
+            return light._kernel(Z, light.X_fit_) @ coef + b0
+
+        out.append((_err(f(Xv) > 0, yv), gi, -c_k, _err(f(Xu) > 0, yu), _err(f(Xt) > 0, yt), C, gamma, float(c_k)))
+    return out
+
+
+def _select(rows):
+    """The model-selection rule: smallest validation error, then grid order, then largest C*."""
+    v = min(rows, key=lambda t: (t[0], t[1], t[2]))
+    return {"val_err": v[0], "unl_err": v[3], "test_err": v[4], "C": v[5], "gamma": v[6], "c_star": v[7]}
+
+
+def run_extra(pid, index, method="light_l1"):
+    """One of ``EXTRA_METHODS`` over the whole grid on one split; a JSON-able line of its own.
+
+    ``light_l1``: S3VM-light with the hinge loss (``loss="l1"``), C* chosen among its 10 annealing
+    steps as for the squared-hinge one in :func:`run_split`.
+    """
+    from data_registry import icml2013_splits
+    from solvers.s3vm_light import S3VMLight
+
+    if method not in EXTRA_METHODS:
+        raise ValueError(f"unknown extra method {method!r}; expected one of {EXTRA_METHODS}")
+    name = DATASETS[pid][0]
+    ds, X, y = load_binary(name)
+    sp = icml2013_splits(ds, index + 1)[index]
+    lab, unl, val, test = sp.labeled, sp.unlabeled, sp.validation, sp.test
+    Xtr = np.vstack([X[lab], X[unl]])
+    ytr = np.r_[y[lab], np.full(unl.size, -1)]
+    d = X.shape[1]
+    cand, seconds = [], 0.0
+    for gi, (C, gf) in enumerate((C, gf) for C in C_GRID for gf in GAMMA_FACTORS):
+        gamma = gf / d
+        t0 = time.perf_counter()
+        light = S3VMLight(sigma=1.0 / math.sqrt(2.0 * gamma), C=C, C_star=C, loss="l1", anneal_start=2.0 ** -9,
+                          anneal_factor=2.0).fit(Xtr, ytr)
+        seconds += time.perf_counter() - t0
+        cand += _light_candidates(light, gi, C, gamma, X[unl], X[val], X[test], y[unl], y[val], y[test])
+    return {"id": pid, "dataset": name, "split": index, "extra": method, "best": {method: _select(cand)},
+            "fit_seconds": seconds, "code": _source_code("s3vm_light")}
+
+
 _PATH_CODE = {}
+
+
+def _source_code(module: str) -> str:
+    """Short SHA-256 of ``solvers/<module>.py``, stored beside the results it produced."""
+    import hashlib
+    import importlib
+
+    mod = importlib.import_module(f"solvers.{module}")
+    return hashlib.sha256(Path(mod.__file__).read_bytes()).hexdigest()[:12]
 
 
 def path_code() -> str:
@@ -202,15 +262,11 @@ def path_code() -> str:
     during a long run does not relabel cells computed with the code loaded before it.
     """
     if not _PATH_CODE:
-        import hashlib
-
-        from solvers import s3vm_path
-
-        _PATH_CODE["sha"] = hashlib.sha256(Path(s3vm_path.__file__).read_bytes()).hexdigest()[:12]
+        _PATH_CODE["sha"] = _source_code("s3vm_path")
     return _PATH_CODE["sha"]
 
 
-def _worker(pid, index):
+def _worker(pid, index, extra=None):
     from threadpoolctl import threadpool_limits
 
     t0 = time.perf_counter()
@@ -219,22 +275,43 @@ def _worker(pid, index):
         # on a shared 2-core machine two OpenBLAS threads spinning against other processes made
         # a cell 16x slower (D5 split 0: 49.8 s against 3.0 s with one thread, load 5).
         with threadpool_limits(limits=1):
-            res = run_split(pid, index)
+            res = run_split(pid, index) if extra is None else run_extra(pid, index, extra)
         res["seconds"] = time.perf_counter() - t0
         return res
     except Exception:  # recorded, never written as a result
-        return {"id": pid, "split": index, "error": traceback.format_exc()}
+        return {"id": pid, "split": index, "error": traceback.format_exc()} | ({"extra": extra} if extra else {})
 
 
 def load_cells(path):
-    cells = {}
+    """``{(id, split): record}`` of the stored splits, each extra method's line merged into ``best``.
+
+    Failed lines are skipped; an extra line whose split has no stored record is kept for when it
+    has one (it is not a split of its own).
+    """
+    cells, extras = {}, []
     if Path(path).exists():
         for line in Path(path).read_text().splitlines():
             if line.strip():
                 rec = json.loads(line)
-                if "error" not in rec:
+                if "error" in rec:
+                    continue
+                if "extra" in rec:
+                    extras.append(rec)
+                else:
                     cells[(rec["id"], rec["split"])] = rec
+    for rec in extras:
+        base = cells.get((rec["id"], rec["split"]))
+        if base is not None:
+            base["best"] = base["best"] | rec["best"]
     return cells
+
+
+def missing(stored, pids, splits):
+    """(id, split, extra) still to run: whole splits (extra None), then extra methods of stored ones."""
+    todo = [(pid, i, None) for i in range(splits) for pid in pids if (pid, i) not in stored]
+    todo += [(pid, i, m) for m in EXTRA_METHODS for i in range(splits) for pid in pids
+             if (pid, i) in stored and m not in stored[(pid, i)]["best"]]
+    return todo
 
 
 def _column(m: str, j: int) -> str:
@@ -253,11 +330,11 @@ def report_cells(cells) -> list:
     out = []
     for pid in DATASETS:
         recs = [c for (p, _), c in sorted(cells.items()) if p == pid]
-        for m in METHODS:
+        for m in REPORT_METHODS:
             for j, key in enumerate(("unl_err", "test_err")):
                 col = _column(m, j)
                 pv, pt, pu = targets.get((pid, col), (None, "", "%"))
-                v = 100 * np.array([r["best"][m][key] for r in recs])
+                v = 100 * np.array([r["best"][m][key] for r in recs if m in r["best"]])
                 out.append(ReportCell(pid, col, pu or "%", pv, pt, float(v.mean()) if v.size else None,
                                       float(v.std(ddof=1)) if v.size > 1 else None, int(v.size), 0))
     return out
@@ -274,19 +351,21 @@ def report(cells, out=None):
              f"docstring); splits with results: {', '.join(n) or 'none'}. "
              "Paper values in brackets.", "",
              f"**Verdict:** {table_verdict(report_cells(cells))}", "",
-             "| ID | data | splits | " + " | ".join(f"{m} unl | {m} test" for m in METHODS) + " |",
-             "|---|---|---|" + "---|---|" * len(METHODS)]
+             "| ID | data | splits | " + " | ".join(f"{m} unl | {m} test" for m in REPORT_METHODS) + " |",
+             "|---|---|---|" + "---|---|" * len(REPORT_METHODS)]
     ratios, fig = {}, {}
     for pid in DATASETS:
         recs = [c for (p, _), c in sorted(cells.items()) if p == pid]
         if not recs:
             continue
         cols = []
-        for m in METHODS:
+        for m in REPORT_METHODS:
             for j, key in enumerate(("unl_err", "test_err")):
-                v = 100 * np.array([r["best"][m][key] for r in recs])
-                pm = targets[(pid, _column(m, j))][0]
-                cols.append(f"{v.mean():.2f} ({v.std(ddof=1) if v.size > 1 else 0:.2f}) [{pm:.2f}]")
+                v = 100 * np.array([r["best"][m][key] for r in recs if m in r["best"]])
+                pm = targets.get((pid, _column(m, j)))
+                got = (f"{v.mean():.2f} ({v.std(ddof=1) if v.size > 1 else 0:.2f})"
+                       + (f" n={v.size}" if v.size != len(recs) else "")) if v.size else "not run"
+                cols.append(got + (f" [{pm[0]:.2f}]" if pm else ""))
         lines.append(f"| {pid} | {DATASETS[pid][0]} | {len(recs)} | " + " | ".join(cols) + " |")
         for r in recs:
             per = ratios.setdefault(r.get("path_code", "(before the field)"), {}).setdefault(pid, [])
@@ -297,13 +376,13 @@ def report(cells, out=None):
     for code, per in ratios.items():
         allr = [x for v in per.values() for x in v]
         q = np.percentile(allr, [25, 50, 75])
-        lines += [f"Time of the entire path / S3VM-light with 10 annealing steps (s3vm_path.py {code}), over "
+        lines += [f"Time of the entire path / S3VM-light l2 with 10 annealing steps (s3vm_path.py {code}), over "
                   f"{len(allr)} (data set, split, C, gamma) cells measured in one process: median {q[1]:.2f} "
                   f"(quartiles {q[0]:.2f}-{q[2]:.2f}); per data set: "
                   + ", ".join(f"{pid} {np.median(v):.2f}" for pid, v in per.items()) + ".", ""]
     if fig:
         lines += ["## Figure 5: J(f*, y^) at C* = C, gamma = 1/d (mean over splits; lower is better)", "",
-                  "| ID | C | S3VM-path | S3VM-light | CCCP | path best of 3 |", "|---|---|---|---|---|---|"]
+                  "| ID | C | S3VM-path | S3VM-light l2 | CCCP | path best of 3 |", "|---|---|---|---|---|---|"]
         for (pid, C), rows in fig.items():
             m = {k: np.mean([r[k] for r in rows]) for k in ("path", "light", "cccp")}
             wins = sum(r["path"] <= min(r["light"], r["cccp"]) * (1 + 1e-9) for r in rows)
@@ -319,7 +398,8 @@ def report(cells, out=None):
 
 
 def run_missing(todo, out, jobs=1, echo=print) -> int:
-    """Run the (data set ID, split) cells ``todo``, appending one line each to ``out``; returns failures.
+    """Run ``todo`` (from :func:`missing`: (data set ID, split, extra method or None)), appending one
+    line each to ``out``; returns the number of failures.
 
     A failed cell is written with its traceback (``"error"``) and never read back as a result, so
     a rerun retries it.
@@ -336,7 +416,7 @@ def run_missing(todo, out, jobs=1, echo=print) -> int:
             fh.write(json.dumps(res) + "\n")
         failures += "error" in res
         status = "FAILED" if "error" in res else f"{res['seconds']:.0f} s"
-        echo(f"{res['id']} split {res['split']}: {status}")
+        echo(f"{res['id']} split {res['split']}{' ' + res['extra'] if res.get('extra') else ''}: {status}")
     return failures
 
 
@@ -383,10 +463,13 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     if n_splits is not None:
         splits = min(splits, n_splits)
     stored = load_cells(cells_file)
-    todo = [(pid, i) for i in range(splits) for pid in pids if (pid, i) not in stored]
+    todo = missing(stored, pids, splits)
     echo(f"{KEY}: {len(todo)} cells to run ({len(stored)} stored)")
     failed = run_missing(todo, cells_file, n_jobs, echo) if run else 0
     stored = load_cells(cells_file)
+    if run and not failed and (more := missing(stored, pids, splits)):  # the extras of the splits just run
+        failed = run_missing(more, cells_file, n_jobs, echo)
+        stored = load_cells(cells_file)
     report(stored, reports_dir / f"{KEY}.md")
     cells = report_cells(stored)
     write_cells_csv(reports_dir / f"{KEY}.csv", cells)
@@ -404,11 +487,14 @@ def main(argv=None):
     p.add_argument("--no-run", action="store_true")
     args = p.parse_args(argv)
     cells = load_cells(args.out)
-    todo = [(pid, i) for i in range(args.splits) for pid in args.datasets if (pid, i) not in cells]
-    if todo and not args.no_run:
+    todo = missing(cells, args.datasets, args.splits)
+    while todo and not args.no_run:
         print(f"{len(todo)} cells to run ({len(cells)} stored)", flush=True)
-        run_missing(todo, args.out, args.jobs, lambda m: print(m, flush=True))
+        if run_missing(todo, args.out, args.jobs, lambda m: print(m, flush=True)):
+            break
         cells = load_cells(args.out)
+        todo = missing(cells, args.datasets, args.splits)
+    cells = load_cells(args.out)
     print(report(cells, args.report))
 
 

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from harness.cli import main
+from harness.icml2013 import load_cells, missing
 from harness.reproduce import load_targets, reproduce
 
 
@@ -24,13 +25,24 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     lines = [_record("D5", i, {"svm": p_svm + d, "light": 0.5, "cccp": 0.1, "path": 0.2},
                      {"svm": 0.1, "light": 0.1, "cccp": 0.1, "path": 0.1}) for i, d in enumerate((-0.01, 0.01, 0.0))]
     lines.append({"id": "D1", "split": 0, "error": "Traceback: boom"})  # a failed cell is not a result
+    # The hinge S3VM-light (an extra method, one line per split) on 2 of the 3 splits, one failed
+    # attempt, and one line for a split that has no stored record (not a split of its own).
+    extra = {"val_err": 0.0, "unl_err": 0.5, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
+    lines += [{"id": "D5", "split": i, "extra": "light_l1", "best": {"light_l1": extra}} for i in (0, 2, 7)]
+    lines.append({"id": "D5", "split": 1, "extra": "light_l1", "error": "Traceback: boom"})
     store.write_text("".join(json.dumps(r) + "\n" for r in lines))
     out = reproduce(["icml2013-table2"], run=False, reports_dir=tmp_path, echo=lambda *a: None)
     cells = {(c.row, c.column): c for c in out["icml2013-table2"]}
     svm = cells[("D5", "SVM unlabeled")]
     assert svm.n == 3 and svm.mean == pytest.approx(100 * p_svm) and svm.std == pytest.approx(1.0)
     assert svm.verdict == "within spread"
-    assert cells[("D5", "S3VM-light unlabeled")].verdict == "differs"  # 50% against the paper's 15.76
+    light = cells[("D5", "S3VM-light unlabeled")]  # the hinge one is compared with the paper's
+    assert light.n == 2 and light.mean == pytest.approx(50.0) and light.paper == paper[("D5", "S3VM-light unlabeled")][0]
+    assert light.verdict == "differs"  # 50% against the paper's 15.76
+    light2 = cells[("D5", "S3VM-light l2 unlabeled")]  # the squared hinge one has no paper value
+    assert light2.n == 3 and light2.paper is None
+    # Still to run: split 3 whole, and split 1's hinge S3VM-light (its attempt failed).
+    assert missing(load_cells(store), ["D5"], 4) == [("D5", 3, None), ("D5", 1, "light_l1")]
     assert cells[("D1", "SVM unlabeled")].mean is None and cells[("D1", "SVM unlabeled")].n == 0
     md = (tmp_path / "icml2013-table2.md").read_text()
     assert "**Verdict:** differs" in md and "| D5 | ionosphere | 3 |" in md and "median 2.00" in md
@@ -42,12 +54,13 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
 def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
     kw = dict(reports_dir=tmp_path, n_splits=1, datasets=["ionosphere"], n_jobs=1, echo=lambda *a: None)
     first = {(c.row, c.column): c for c in reproduce(["icml2013-table2"], **kw)["icml2013-table2"]}
-    store = (tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()
-    assert len(store) == 1 and json.loads(store[0])["id"] == "D5"
-    for col in ("SVM unlabeled", "S3VM-path test"):
+    store = [json.loads(line) for line in (tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()]
+    assert len(store) == 2 and [r["id"] for r in store] == ["D5", "D5"]
+    assert "extra" not in store[0] and store[1]["extra"] == "light_l1" and "error" not in store[1]
+    for col in ("SVM unlabeled", "S3VM-path test", "S3VM-light unlabeled", "S3VM-light l2 test"):
         assert first[("D5", col)].n == 1 and 0 <= first[("D5", col)].mean < 60
     reproduce(["icml2013-table2"], **kw)  # nothing missing: nothing rerun
-    assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 1
+    assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 2
 
 
 def test_unknown_datasets_and_the_table_list(capsys):
