@@ -62,9 +62,11 @@ With p = 2, training is warm-started throughout: each retraining starts from the
 solution (beta, b for the Gaussian kernel through :func:`solvers._primal.kernel_newton` on the
 Gram matrix; w, b for the linear kernel through :func:`solvers._primal.l2svm_mfn` with a free
 bias, dense or CSR X). With p = 1 each training is libsvm's dual (scikit-learn's ``SVC``, the
-per-example costs as ``sample_weight``: precomputed Gram matrix, or ``kernel="linear"`` on dense or
-CSR X), which has no warm start and solves to its KKT tolerance ``svc_tol``. Objective and costs follow JMLR 2008 eq. (1): ``1/2 ||w||^2 + C sum_labeled V + C~ sum_unl V``
-with an unregularized bias (the C-parameterization of DESIGN.md).
+per-example costs as ``sample_weight``, on the Gram matrix; for the linear kernel ``X X^T`` formed
+once up to n = 5000, libsvm's linear kernel on dense or CSR X beyond), which has no warm start
+and solves to its KKT tolerance ``svc_tol``. Objective and costs follow JMLR 2008 eq. (1):
+``1/2 ||w||^2 + C sum_labeled V + C~ sum_unl V`` with an unregularized bias (the
+C-parameterization of DESIGN.md).
 """
 
 from __future__ import annotations
@@ -204,10 +206,21 @@ class _HingeTrainer:
     Points of cost 0 are left out. ``coef`` is beta over all points (rbf: ``dual_coef_`` = y_i
     alpha_i placed at the support vectors, ``f = K beta + b``) or w (linear, dense or CSR X). libsvm
     has no warm start: ``retrain`` ignores ``prev``. The objective is eq. (1) with p = 1.
+
+    libsvm's kernel cache dies with each fit, so with the linear kernel every retraining would
+    recompute the inner products; the linear Gram matrix ``X X^T`` is therefore formed once when
+    it takes at most ``LINEAR_GRAM_MAX_BYTES`` (n <= 5000), and the solves run on it
+    (precomputed kernel). Larger problems use libsvm's linear kernel on X, with no n x n matrix.
     """
+
+    LINEAR_GRAM_MAX_BYTES = 200 * 2 ** 20
 
     def __init__(self, X, gram, tol):
         self.X, self.K, self.tol = X, gram, tol
+        self.linear_gram = None
+        if gram is None and 8 * X.shape[0] ** 2 <= self.LINEAR_GRAM_MAX_BYTES:
+            G = X @ X.T
+            self.linear_gram = np.asarray(G.toarray() if hasattr(G, "toarray") else G, dtype=float)
 
     def supervised(self, y, cost):
         return self._fit(y, cost)
@@ -219,9 +232,10 @@ class _HingeTrainer:
         from sklearn.svm import SVC
 
         keep = np.flatnonzero(cost > 0.0)
-        if self.K is not None:
+        gram = self.K if self.K is not None else self.linear_gram
+        if gram is not None:
             svc = SVC(C=1.0, kernel="precomputed", tol=self.tol, cache_size=200, max_iter=-1)
-            svc.fit(self.K[np.ix_(keep, keep)], y[keep], sample_weight=cost[keep])
+            svc.fit(gram[np.ix_(keep, keep)], y[keep], sample_weight=cost[keep])
         else:
             svc = SVC(C=1.0, kernel="linear", tol=self.tol, cache_size=200, max_iter=-1)
             svc.fit(self.X[keep], y[keep], sample_weight=cost[keep])

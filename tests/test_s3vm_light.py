@@ -295,7 +295,7 @@ def _hinge_kkt_violation(K, y, cost, res):
     return max(v)
 
 
-def test_hinge_trainer_reaches_the_kkt_point_rbf_and_linear():
+def test_hinge_trainer_reaches_the_kkt_point_rbf_and_linear(monkeypatch):
     from solvers.s3vm_light import _HingeTrainer
 
     X, y_semi, yt = _gauss(n=80)
@@ -311,10 +311,17 @@ def test_hinge_trainer_reaches_the_kkt_point_rbf_and_linear():
     reg = 0.5 * res.coef @ K @ res.coef
     assert res.objective == pytest.approx(reg + np.sum(cost * np.maximum(0.0, 1.0 - y * res.outputs)), rel=1e-12)
     np.testing.assert_array_equal(res.support, keep & (y * res.outputs < 1.0))
-    # linear kernel on X (dense and CSR) = the same dual on the linear Gram matrix
+    # linear kernel: on its Gram matrix formed once (small n, dense or CSR X), or by libsvm's linear
+    # kernel on X (no n x n matrix) = the same dual as on the Gram matrix given as a kernel
+    small = _HingeTrainer(sp.csr_matrix(X), None, 1e-10)
+    assert small.linear_gram is not None
+    lin_gram = small.retrain(y, cost, prev=None)
+    monkeypatch.setattr(_HingeTrainer, "LINEAR_GRAM_MAX_BYTES", 0)
+    assert _HingeTrainer(X, None, 1e-10).linear_gram is None
     lin = _HingeTrainer(X, None, 1e-10).retrain(y, cost, prev=None)
     lin_csr = _HingeTrainer(sp.csr_matrix(X), None, 1e-10).retrain(y, cost, prev=None)
     gram = _HingeTrainer(None, X @ X.T, 1e-10).supervised(y, cost)
+    np.testing.assert_allclose(lin_gram.coef, lin.coef, atol=1e-6)
     np.testing.assert_allclose(lin.outputs, gram.outputs, atol=1e-6)
     np.testing.assert_allclose(lin_csr.coef, lin.coef, atol=1e-10)
     np.testing.assert_allclose(lin.coef, X.T @ gram.coef, atol=1e-6)
