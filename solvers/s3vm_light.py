@@ -52,6 +52,11 @@ Choices where the pseudocode is silent or loose (all documented on :class:`S3VML
   current objective: the guaranteed decrease must exceed the relative accuracy ``tol`` of the
   retraining. Without it, two points with identical outputs (duplicated inputs) could be swapped
   back and forth forever on rounding noise.
+* **Revisited labelings.** The strict decrease holds for exact solves. libsvm's (p = 1) are exact
+  to ``svc_tol`` only, so a gain below that accuracy could in principle undo an earlier switch and
+  cycle: a switch that would return to a labeling already visited at the current C~ ends that
+  step instead (counted in ``n_revisits``; stop reason ``"revisit"`` if it happens at C* itself).
+  With exact solves it never triggers.
 * **Safety cap.** ``max_swaps`` bounds the total number of switched pairs over the run. Once it
   is used up and a pair still qualifies, no further pair is switched; the remaining C~ steps still
   retrain once each, so the returned model is the L2-SVM at C* on the labels reached, and
@@ -215,10 +220,10 @@ class _HingeTrainer:
 
     LINEAR_GRAM_MAX_BYTES = 200 * 2 ** 20
 
-    def __init__(self, X, gram, tol):
+    def __init__(self, X, gram, tol, linear_gram=None):
         self.X, self.K, self.tol = X, gram, tol
-        self.linear_gram = None
-        if gram is None and 8 * X.shape[0] ** 2 <= self.LINEAR_GRAM_MAX_BYTES:
+        self.linear_gram = linear_gram
+        if gram is None and linear_gram is None and 8 * X.shape[0] ** 2 <= self.LINEAR_GRAM_MAX_BYTES:
             G = X @ X.T
             self.linear_gram = np.asarray(G.toarray() if hasattr(G, "toarray") else G, dtype=float)
 
@@ -235,7 +240,8 @@ class _HingeTrainer:
         gram = self.K if self.K is not None else self.linear_gram
         if gram is not None:
             svc = SVC(C=1.0, kernel="precomputed", tol=self.tol, cache_size=200, max_iter=-1)
-            svc.fit(gram[np.ix_(keep, keep)], y[keep], sample_weight=cost[keep])
+            sub = gram if keep.size == gram.shape[0] else gram[np.ix_(keep, keep)]  # no n x n copy if all
+            svc.fit(sub, y[keep], sample_weight=cost[keep])
         else:
             svc = SVC(C=1.0, kernel="linear", tol=self.tol, cache_size=200, max_iter=-1)
             svc.fit(self.X[keep], y[keep], sample_weight=cost[keep])
@@ -317,8 +323,10 @@ class S3VMLight(BaseS3VM):
         pair qualifies when ``C~ * gain > tol * objective``.
     max_iter : int, default=100
         Newton / MFN iterations at most per retraining (p = 2; libsvm runs to ``svc_tol``).
-    svc_tol : float, default=1e-3
-        libsvm's KKT tolerance for p = 1 (libsvm's own default); unused for p = 2.
+    svc_tol : float, default=1e-6
+        libsvm's KKT tolerance for p = 1; unused for p = 2. libsvm's own default, 1e-3, let the
+        objective traced within one C~ step rise by up to 1.5% (C = 100): the solves were too
+        loose for the decrease that each switch guarantees. 1e-6 costs no measurable time here.
 
     Attributes
     ----------
@@ -338,12 +346,14 @@ class S3VMLight(BaseS3VM):
     stop_reason_ : list of str
         ``"no_qualifying_pair"``: at C~ = C* no pair satisfies (6) -- a local minimum of eq. (4)
         under pair switches, Algorithm 1's end; ``"max_swaps"``: the cap was reached (see
-        ``max_swaps``).
+        ``max_swaps``); ``"revisit"``: at C~ = C* the best qualifying switch would return to a
+        labeling already visited at that C~ (possible only through inexact solves: see
+        ``n_revisits``).
     binary_fits_ : list of BinaryFit
         ``info`` holds ``n_anneal_steps``, ``n_swaps``, ``n_retrain``, ``anneal_schedule``,
         ``r``, ``n_positive``, ``y_unlabeled`` (= a row of ``assigned_labels_``), ``objective``
         (eq. 1 with ``loss`` at C* with the final labels), ``n_retrain_max_iter`` (retrainings
-        that hit ``max_iter``), ``supervised_n_iter``, and ``trace``: per retraining the step index,
+        that hit ``max_iter``), ``n_revisits`` (C~ steps ended by a revisited labeling), ``supervised_n_iter``, and ``trace``: per retraining the step index,
         C~, cumulative swaps, number of positive unlabeled labels and objective (eq. 1 at that
         C~ with the labels in force); ``stage_coef`` / ``stage_intercept``: the solution at the
         end of each annealing step (row k at ``anneal_schedule[k]``), so that C* can be chosen
@@ -361,7 +371,7 @@ class S3VMLight(BaseS3VM):
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, loss="l2", anneal_start=1e-5,
                  anneal_factor=1.5, max_swaps=100_000, pairs_per_retrain=1, tol=1e-9, max_iter=100,
-                 svc_tol=1e-3):
+                 svc_tol=1e-6):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -391,7 +401,11 @@ class S3VMLight(BaseS3VM):
 
     def fit(self, X, y):
         """Fit on labeled and unlabeled points (``y == -1`` marks unlabeled); see the class doc."""
-        super().fit(X, y)
+        self._fit_cache = {}  # what the binary problems of one fit share (the linear Gram matrix)
+        try:
+            super().fit(X, y)
+        finally:
+            del self._fit_cache
         self.assigned_labels_ = np.vstack([f.info["y_unlabeled"] for f in self.binary_fits_])
         return self
 
@@ -406,7 +420,9 @@ class S3VMLight(BaseS3VM):
         max_swaps = np.inf if self.max_swaps is None else int(self.max_swaps)
         schedule = anneal_schedule(c_star, self.anneal_start, self.anneal_factor)
         if self.loss == "l1":
-            trainer = _HingeTrainer(X, gram, float(self.svc_tol))
+            cache = getattr(self, "_fit_cache", {})
+            trainer = _HingeTrainer(X, gram, float(self.svc_tol), cache.get("linear_gram"))
+            cache["linear_gram"] = trainer.linear_gram  # one for all the one-versus-rest problems of the fit
         elif self.kernel == "linear":
             trainer = _LinearTrainer(X, labeled, min(tol, 1e-6), int(self.max_iter))
         else:
@@ -436,9 +452,16 @@ class S3VMLight(BaseS3VM):
             trace["objective"].append(out.objective)
             return out
 
+        n_revisits = 0
+        revisit_last = False
         for step, c_tilde in enumerate(schedule):
             cost[unl] = c_tilde
             res = retrain(res)
+            # Labelings visited at this C~. With exact solves each switch lowers the optimum of eq.
+            # (1) at fixed C~, so none recurs; solves accurate only to a tolerance (libsvm's) could
+            # cycle on gains below it, and a switch back to a visited labeling ends the step.
+            seen = {np.packbits(y[unl] > 0).tobytes()}
+            revisit_last = False
             while not capped:
                 min_gain = tol * max(res.objective, np.finfo(float).tiny) / c_tilde
                 pos, neg, _ = best_swap_pairs(res.outputs[unl], y[unl], min_gain, self.pairs_per_retrain,
@@ -451,14 +474,21 @@ class S3VMLight(BaseS3VM):
                     break
                 if pos.size > left:
                     pos, neg = pos[:int(left)], neg[:int(left)]
+                y_next = y[unl].copy()
+                y_next[pos], y_next[neg] = -1.0, 1.0
+                key = np.packbits(y_next > 0).tobytes()
+                if key in seen:
+                    n_revisits += 1
+                    revisit_last = True
+                    break
+                seen.add(key)
                 # eq. (6) holds for each pair: switch, keeping the count of positives.
-                y[unl[pos]] = -1.0
-                y[unl[neg]] = 1.0
+                y[unl] = y_next
                 n_swaps += pos.size
                 res = retrain(res)
             stage_coef.append(np.array(res.coef, dtype=float))
             stage_intercept.append(float(res.intercept))
-        stop_reason = "max_swaps" if capped else "no_qualifying_pair"
+        stop_reason = "max_swaps" if capped else ("revisit" if revisit_last else "no_qualifying_pair")
         info = {
             "n_anneal_steps": int(schedule.size),
             "n_swaps": int(n_swaps),
@@ -469,6 +499,7 @@ class S3VMLight(BaseS3VM):
             "y_unlabeled": y[unl].copy(),
             "objective": float(res.objective),
             "n_retrain_max_iter": int(n_max_iter),
+            "n_revisits": int(n_revisits),
             "supervised_n_iter": int(supervised_n_iter),
             "trace": {key: np.asarray(v) for key, v in trace.items()},
             "stage_coef": np.vstack(stage_coef),
