@@ -354,8 +354,9 @@ class S3VMLight(BaseS3VM):
         ``r``, ``n_positive``, ``y_unlabeled`` (= a row of ``assigned_labels_``), ``objective``
         (eq. 1 with ``loss`` at C* with the final labels), ``n_retrain_max_iter`` (retrainings
         that hit ``max_iter``), ``n_revisits`` (C~ steps ended by a revisited labeling),
-        ``supervised_n_iter``, and ``trace``: per retraining the step index, C~, cumulative swaps, number of positive unlabeled labels and objective (eq. 1 at that
-        C~ with the labels in force); ``stage_coef`` / ``stage_intercept``: the solution at the
+        ``supervised_n_iter``, and ``trace``: per retraining the step index, C~, cumulative
+        swaps, number of positive unlabeled labels and objective (eq. 1 at that C~ with the
+        labels in force); ``stage_coef`` / ``stage_intercept``: the solution at the
         end of each annealing step (row k at ``anneal_schedule[k]``), so that C* can be chosen
         among the annealing steps afterwards (ICML 2013 Sec. 6 protocol).
 
