@@ -58,6 +58,7 @@ import math
 import os
 import time
 import traceback
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +88,9 @@ METHODS = ("svm", "light", "cccp", "path")
 #: Methods run apart by :func:`run_extra`, one stored line each, so that adding one does not
 #: rerun the stored splits.
 EXTRA_METHODS = ("light_l1",)
+#: The solver module of each extra method: a stored line counts only if it ran the module's
+#: current source (as the grid cache keys cells by source), else it is run again.
+EXTRA_MODULES = {"light_l1": "s3vm_light"}
 #: Report column order.
 REPORT_METHODS = ("svm", "light_l1", "light", "cccp", "path")
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
@@ -246,8 +250,12 @@ def run_extra(pid, index, method="light_l1"):
 _PATH_CODE = {}
 
 
+@lru_cache(maxsize=None)
 def _source_code(module: str) -> str:
-    """Short SHA-256 of ``solvers/<module>.py``, stored beside the results it produced."""
+    """Short SHA-256 of ``solvers/<module>.py``, stored beside the results it produced.
+
+    Hashed once per process, like :func:`path_code`: the source of the code this process runs.
+    """
     import hashlib
     import importlib
 
@@ -285,8 +293,9 @@ def _worker(pid, index, extra=None):
 def load_cells(path):
     """``{(id, split): record}`` of the stored splits, each extra method's line merged into ``best``.
 
-    Failed lines are skipped; an extra line whose split has no stored record is kept for when it
-    has one (it is not a split of its own).
+    Failed lines are skipped, and so are extra lines run by another version of their solver's
+    source than the current one (``EXTRA_MODULES``); an extra line whose split has no stored
+    record is not a split of its own.
     """
     cells, extras = {}, []
     if Path(path).exists():
@@ -296,7 +305,8 @@ def load_cells(path):
                 if "error" in rec:
                     continue
                 if "extra" in rec:
-                    extras.append(rec)
+                    if rec.get("code") == _source_code(EXTRA_MODULES[rec["extra"]]):
+                        extras.append(rec)
                 else:
                     cells[(rec["id"], rec["split"])] = rec
     for rec in extras:
@@ -467,8 +477,8 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     echo(f"{KEY}: {len(todo)} cells to run ({len(stored)} stored)")
     failed = run_missing(todo, cells_file, n_jobs, echo) if run else 0
     stored = load_cells(cells_file)
-    if run and not failed and (more := missing(stored, pids, splits)):  # the extras of the splits just run
-        failed = run_missing(more, cells_file, n_jobs, echo)
+    if run and (more := [t for t in missing(stored, pids, splits) if t[2] is not None]):  # extras of new splits
+        failed += run_missing(more, cells_file, n_jobs, echo)
         stored = load_cells(cells_file)
     report(stored, reports_dir / f"{KEY}.md")
     cells = report_cells(stored)
@@ -488,13 +498,13 @@ def main(argv=None):
     args = p.parse_args(argv)
     cells = load_cells(args.out)
     todo = missing(cells, args.datasets, args.splits)
-    while todo and not args.no_run:
+    if todo and not args.no_run:
         print(f"{len(todo)} cells to run ({len(cells)} stored)", flush=True)
-        if run_missing(todo, args.out, args.jobs, lambda m: print(m, flush=True)):
-            break
+        run_missing(todo, args.out, args.jobs, lambda m: print(m, flush=True))
         cells = load_cells(args.out)
-        todo = missing(cells, args.datasets, args.splits)
-    cells = load_cells(args.out)
+        more = [t for t in missing(cells, args.datasets, args.splits) if t[2] is not None]
+        run_missing(more, args.out, args.jobs, lambda m: print(m, flush=True))  # extras of the new splits
+        cells = load_cells(args.out)
     print(report(cells, args.report))
 
 

@@ -679,7 +679,7 @@ def split_keys(keys, datasets=None, solvers=None) -> tuple[list, list]:
     ``solvers`` solvers of their columns."""
     external = [k for k in keys if k in EXTERNAL]
     specs = [get_spec(k) for k in keys if k not in EXTERNAL]
-    if solvers is not None:
+    if solvers is not None and specs:
         # External tables have no per-solver cells (one cell runs every method): not counted.
         known = {c.solver for spec in specs for c in spec.configs}
         unknown = sorted(set(solvers) - known)
@@ -729,6 +729,8 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
         if names == []:
             continue
         jobs = n_jobs if n_jobs > 0 else (os.cpu_count() or 1)
+        if run and solvers is not None:
+            echo(f"{key}: not run with --solvers (each of its cells runs every method); written from its store")
         cells, meta = mod.reproduce_table(quick=quick, n_splits=n_splits, datasets=names, n_jobs=jobs,
                                           reports_dir=reports_dir, run=run and solvers is None, echo=echo)
         _, commit = environment_info()

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from harness.cli import main
-from harness.icml2013 import load_cells, missing
+from harness.icml2013 import _source_code, load_cells, missing
 from harness.reproduce import load_targets, reproduce
 
 
@@ -28,8 +28,12 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     # The hinge S3VM-light (an extra method, one line per split) on 2 of the 3 splits, one failed
     # attempt, and one line for a split that has no stored record (not a split of its own).
     extra = {"val_err": 0.0, "unl_err": 0.5, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
-    lines += [{"id": "D5", "split": i, "extra": "light_l1", "best": {"light_l1": extra}} for i in (0, 2, 7)]
+    code = _source_code("s3vm_light")
+    lines += [{"id": "D5", "split": i, "extra": "light_l1", "best": {"light_l1": extra}, "code": code}
+              for i in (0, 2, 7)]
     lines.append({"id": "D5", "split": 1, "extra": "light_l1", "error": "Traceback: boom"})
+    # run by another version of solvers/s3vm_light.py: not a result of the current code
+    lines.append({"id": "D5", "split": 1, "extra": "light_l1", "best": {"light_l1": extra}, "code": "0" * 12})
     store.write_text("".join(json.dumps(r) + "\n" for r in lines))
     out = reproduce(["icml2013-table2"], run=False, reports_dir=tmp_path, echo=lambda *a: None)
     cells = {(c.row, c.column): c for c in out["icml2013-table2"]}
@@ -41,7 +45,7 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     assert light.verdict == "differs"  # 50% against the paper's 15.76
     light2 = cells[("D5", "S3VM-light l2 unlabeled")]  # the squared hinge one has no paper value
     assert light2.n == 3 and light2.paper is None
-    # Still to run: split 3 whole, and split 1's hinge S3VM-light (its attempt failed).
+    # Still to run: split 3 whole, and split 1's hinge S3VM-light (one attempt failed, one is stale).
     assert missing(load_cells(store), ["D5"], 4) == [("D5", 3, None), ("D5", 1, "light_l1")]
     assert cells[("D1", "SVM unlabeled")].mean is None and cells[("D1", "SVM unlabeled")].n == 0
     md = (tmp_path / "icml2013-table2.md").read_text()
@@ -61,6 +65,13 @@ def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
         assert first[("D5", col)].n == 1 and 0 <= first[("D5", col)].mean < 60
     reproduce(["icml2013-table2"], **kw)  # nothing missing: nothing rerun
     assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 2
+
+
+def test_solvers_filter_does_not_run_the_external_table(tmp_path, capsys):
+    said = []
+    out = reproduce(["icml2013-table2"], solvers=["s3vm_light"], reports_dir=tmp_path, echo=said.append)
+    assert any("not run with --solvers" in m for m in said)
+    assert all(c.n == 0 for c in out["icml2013-table2"]) and not (tmp_path / "icml2013" / "cells.jsonl").exists()
 
 
 def test_unknown_datasets_and_the_table_list(capsys):
