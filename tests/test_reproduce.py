@@ -126,6 +126,19 @@ def test_settings_resolution_follows_the_papers_grids():
     assert _resolve_settings(nips, "two_moons", nips.configs[0], {})["sigma"] == 0.5
 
 
+def test_svmlight_columns_run_the_hinge_loss_and_jmlr_s3vm_light_the_squared_hinge():
+    # NIPS 2006 and SIGIR 2006 ran Joachims' SVMlight (hinge); JMLR 2008 its own Alg. 1 with p = 2.
+    def losses(key):
+        spec = get_spec(key)
+        return {c.params.get("loss", "l2") for c in spec.configs if c.solver == "s3vm_light"}
+
+    for key in ("nips2006-table1", "nips2006-table2", "sigir2006-table9"):
+        assert losses(key) == {"l1"}, key
+    for key in ("jmlr2008-table1", "jmlr2008-table8", "icml2006-table4"):
+        assert losses(key) == {"l2"}, key
+    assert losses("icml2006-table2") == {"l1", "l2"}
+
+
 def test_every_spec_cell_names_a_transcribed_value():
     # A typo in a row or column label would silently leave a reproduced cell without its paper
     # value; the only cells the papers leave empty are listed here.
