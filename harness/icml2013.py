@@ -88,8 +88,9 @@ METHODS = ("svm", "light", "cccp", "path")
 #: Methods run apart by :func:`run_extra`, one stored line each, so that adding one does not
 #: rerun the stored splits.
 EXTRA_METHODS = ("light_l1",)
-#: The solver module of each extra method: a stored line counts only if it ran the module's
-#: current source (as the grid cache keys cells by source), else it is run again.
+#: The solver module of each extra method: a stored line counts only if it ran the current source
+#: of the module and of the project modules it imports (as the grid cache keys cells), else it is
+#: run again.
 EXTRA_MODULES = {"light_l1": "s3vm_light"}
 #: Report column order.
 REPORT_METHODS = ("svm", "light_l1", "light", "cccp", "path")
@@ -244,7 +245,7 @@ def run_extra(pid, index, method="light_l1"):
         seconds += time.perf_counter() - t0
         cand += _light_candidates(light, gi, C, gamma, X[unl], X[val], X[test], y[unl], y[val], y[test])
     return {"id": pid, "dataset": name, "split": index, "extra": method, "best": {method: _select(cand)},
-            "fit_seconds": seconds, "code": _source_code("s3vm_light")}
+            "fit_seconds": seconds, "code": _closure_code(EXTRA_MODULES[method])}
 
 
 _PATH_CODE = {}
@@ -261,6 +262,16 @@ def _source_code(module: str) -> str:
 
     mod = importlib.import_module(f"solvers.{module}")
     return hashlib.sha256(Path(mod.__file__).read_bytes()).hexdigest()[:12]
+
+
+@lru_cache(maxsize=None)
+def _closure_code(module: str) -> str:
+    """Short SHA-256 of ``solvers.<module>`` and every project module it imports (the grid cache's
+    :func:`harness.grid.source_closure`), once per process: what an extra method's line is valid for.
+    """
+    from .grid import _files_hash, source_closure
+
+    return _files_hash(source_closure(f"solvers.{module}"))[:12]
 
 
 def path_code() -> str:
@@ -305,7 +316,8 @@ def load_cells(path):
                 if "error" in rec:
                     continue
                 if "extra" in rec:
-                    if rec.get("code") == _source_code(EXTRA_MODULES[rec["extra"]]):
+                    module = EXTRA_MODULES.get(rec["extra"])  # None: a method since removed
+                    if module is not None and rec.get("code") == _closure_code(module):
                         extras.append(rec)
                 else:
                     cells[(rec["id"], rec["split"])] = rec
@@ -477,7 +489,8 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     echo(f"{KEY}: {len(todo)} cells to run ({len(stored)} stored)")
     failed = run_missing(todo, cells_file, n_jobs, echo) if run else 0
     stored = load_cells(cells_file)
-    if run and (more := [t for t in missing(stored, pids, splits) if t[2] is not None]):  # extras of new splits
+    # The extras of the splits just run (not those that failed in this pass: they wait for a rerun).
+    if run and (more := [t for t in missing(stored, pids, splits) if t[2] is not None and t not in todo]):
         failed += run_missing(more, cells_file, n_jobs, echo)
         stored = load_cells(cells_file)
     report(stored, reports_dir / f"{KEY}.md")
@@ -502,7 +515,7 @@ def main(argv=None):
         print(f"{len(todo)} cells to run ({len(cells)} stored)", flush=True)
         run_missing(todo, args.out, args.jobs, lambda m: print(m, flush=True))
         cells = load_cells(args.out)
-        more = [t for t in missing(cells, args.datasets, args.splits) if t[2] is not None]
+        more = [t for t in missing(cells, args.datasets, args.splits) if t[2] is not None and t not in todo]
         run_missing(more, args.out, args.jobs, lambda m: print(m, flush=True))  # extras of the new splits
         cells = load_cells(args.out)
     print(report(cells, args.report))

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from harness.cli import main
-from harness.icml2013 import _source_code, load_cells, missing
+from harness.icml2013 import _closure_code, load_cells, missing
 from harness.reproduce import load_targets, reproduce
 
 
@@ -28,12 +28,14 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     # The hinge S3VM-light (an extra method, one line per split) on 2 of the 3 splits, one failed
     # attempt, and one line for a split that has no stored record (not a split of its own).
     extra = {"val_err": 0.0, "unl_err": 0.5, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
-    code = _source_code("s3vm_light")
+    code = _closure_code("s3vm_light")
     lines += [{"id": "D5", "split": i, "extra": "light_l1", "best": {"light_l1": extra}, "code": code}
               for i in (0, 2, 7)]
     lines.append({"id": "D5", "split": 1, "extra": "light_l1", "error": "Traceback: boom"})
-    # run by another version of solvers/s3vm_light.py: not a result of the current code
+    # run by another version of solvers/s3vm_light.py (or of a module it imports): not a result of
+    # the current code; and a line of an extra method that no longer exists
     lines.append({"id": "D5", "split": 1, "extra": "light_l1", "best": {"light_l1": extra}, "code": "0" * 12})
+    lines.append({"id": "D5", "split": 1, "extra": "gone", "best": {"gone": extra}, "code": code})
     store.write_text("".join(json.dumps(r) + "\n" for r in lines))
     out = reproduce(["icml2013-table2"], run=False, reports_dir=tmp_path, echo=lambda *a: None)
     cells = {(c.row, c.column): c for c in out["icml2013-table2"]}
@@ -65,6 +67,29 @@ def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
         assert first[("D5", col)].n == 1 and 0 <= first[("D5", col)].mean < 60
     reproduce(["icml2013-table2"], **kw)  # nothing missing: nothing rerun
     assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_failed_extra_is_tried_once_per_run_and_new_splits_get_their_extras(tmp_path, monkeypatch):
+    import harness.icml2013 as mod
+
+    store = tmp_path / "icml2013" / "cells.jsonl"
+    store.parent.mkdir()
+    store.write_text(json.dumps(_record("D5", 0, dict.fromkeys(("svm", "light", "cccp", "path"), 0.1),
+                                        dict.fromkeys(("svm", "light", "cccp", "path"), 0.1))) + "\n")
+    calls = []
+
+    def worker(pid, index, extra=None):
+        calls.append((pid, index, extra))
+        if extra is None:  # a new split: stored whole
+            return _record(pid, index, dict.fromkeys(("svm", "light", "cccp", "path"), 0.2),
+                           dict.fromkeys(("svm", "light", "cccp", "path"), 0.2))
+        return {"id": pid, "split": index, "extra": extra, "error": "Traceback: boom"}
+
+    monkeypatch.setattr(mod, "_worker", worker)
+    _, meta = mod.reproduce_table(n_splits=2, datasets=["ionosphere"], reports_dir=tmp_path, echo=lambda *a: None)
+    # split 0's extra failed and is not retried in the same run; split 1 (new) then gets its extra
+    assert calls == [("D5", 1, None), ("D5", 0, "light_l1"), ("D5", 1, "light_l1")]
+    assert meta["n_failed"] == 2
 
 
 def test_solvers_filter_does_not_run_the_external_table(tmp_path, capsys):
