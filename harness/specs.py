@@ -430,7 +430,7 @@ _SPECS = [
                      "paper's units, i.e. T0 = 10 kappa / lambda' x C*: 20 C* for l2, 10 C* for l1; R = 1.5, "
                      "epsilon = 1e-6; best solution on the path). JTSVM(l1) = s3vm_light with loss='l1': "
                      "Joachims' TSVM with the hinge loss, the same Algorithm 1 with p = 1 in the SVMs (libsvm's "
-                     "dual, KKT tolerance 1e-3) and in the switching test (6).",
+                     "dual, KKT tolerance 1e-6) and in the switching test (6).",
                      "r: the true fraction of positives among the unlabeled points (the paper's balance "
                      "constraint with the class ratio given).")),
     TableSpec("icml2006-table4", "SVM, JTSVM, nabla-TSVM and DA (l2, sqr): unlabeled / test error (%) with model "
