@@ -513,7 +513,13 @@ def _id_order(pid: str):
 def _icml2013_fig5(fig, cells):
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    rows = _read_jsonl(cells, f"run `{_ICML2013_CMD}`")
+    from .icml2013 import load_cells
+
+    # load_cells, not the raw lines: it drops failed splits and the lines of extra methods
+    # (merged into their split's record), which carry no Figure 5 rows.
+    rows = list(load_cells(_need(cells, f"run `{_ICML2013_CMD}`")).values())
+    if not rows:
+        raise MissingData(f"{cells} holds no result; run `{_ICML2013_CMD}`")
     by_id: dict = {}
     for r in rows:
         by_id.setdefault((r["id"], r["dataset"]), []).append(r)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from harness import figures as F
+from harness.icml2013 import _closure_code
 from harness.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -55,10 +56,14 @@ def inputs(tmp_path_factory):
     fig4.write_text(json.dumps({"panels": [{"title": t, "problem": _problem(), "models": [_model("DA")]}
                                            for t in ("2MOONS", "2CIRCLES")]}))
     cells = d / "cells.jsonl"
-    cells.write_text("".join(json.dumps({"id": pid, "dataset": name, "split": s,
+    cells.write_text("".join(json.dumps({"id": pid, "dataset": name, "split": s, "best": {},
                                          "fig5": [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C}
                                                   for C in (1.0, 10.0)]}) + "\n"
-                             for pid, name in (("D1", "a"), ("D5", "b")) for s in (0, 1)))
+                             for pid, name in (("D1", "a"), ("D5", "b")) for s in (0, 1))
+                     # an extra method's line and a failed split carry no Figure 5 rows
+                     + json.dumps({"id": "D1", "split": 0, "extra": "light_l1", "best": {"light_l1": {}},
+                                   "code": _closure_code("s3vm_light")}) + "\n"
+                     + json.dumps({"id": "D5", "split": 2, "error": "Traceback: boom"}) + "\n")
     fig6 = d / "fig6.jsonl"
     fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "path": 0.3,
                                         "light": {"1": 0.1, "5": 0.4}, "cccp": {"1": 0.2, "5": 1.0}}) + "\n"
