@@ -121,23 +121,31 @@ def _err(pred_pos, truth01):
     return float(np.mean(pred_pos.astype(int) != truth01))
 
 
+def _split_data(pid, index):
+    """(name, X, y, split, X_train, y_train) of split ``index`` of data set ``pid``: the training
+    set is the labeled then the unlabeled points, ``-1`` marking the unlabeled ones."""
+    from data_registry import icml2013_splits
+
+    name = DATASETS[pid][0]
+    ds, X, y = load_binary(name)
+    sp = icml2013_splits(ds, index + 1)[index]
+    Xtr = np.vstack([X[sp.labeled], X[sp.unlabeled]])
+    ytr = np.r_[y[sp.labeled], np.full(sp.unlabeled.size, -1)]
+    return name, X, y, sp, Xtr, ytr
+
+
 def run_split(pid, index):
     """Every method over the whole grid on one split; returns a JSON-able dict."""
     from sklearn.svm import SVC
 
-    from data_registry import icml2013_splits
     from solvers._kernels import KernelCentering
     from solvers.cccp import CCCP
     from solvers.s3vm_light import S3VMLight
     from solvers.s3vm_path import S3VMPath, conditional_optimum, hinge_objective
 
     code = path_code()
-    name = DATASETS[pid][0]
-    ds, X, y = load_binary(name)
-    sp = icml2013_splits(ds, index + 1)[index]
+    name, X, y, sp, Xtr, ytr = _split_data(pid, index)
     lab, unl, val, test = sp.labeled, sp.unlabeled, sp.validation, sp.test
-    Xtr = np.vstack([X[lab], X[unl]])
-    ytr = np.r_[y[lab], np.full(unl.size, -1)]
     n_lab = lab.size
     Xu, Xv, Xt = X[unl], X[val], X[test]
     yu, yv, yt = y[unl], y[val], y[test]
@@ -224,17 +232,12 @@ def run_extra(pid, index, method="light_l1"):
     ``light_l1``: S3VM-light with the hinge loss (``loss="l1"``), C* chosen among its 10 annealing
     steps as for the squared-hinge one in :func:`run_split`.
     """
-    from data_registry import icml2013_splits
     from solvers.s3vm_light import S3VMLight
 
     if method not in EXTRA_METHODS:
         raise ValueError(f"unknown extra method {method!r}; expected one of {EXTRA_METHODS}")
-    name = DATASETS[pid][0]
-    ds, X, y = load_binary(name)
-    sp = icml2013_splits(ds, index + 1)[index]
-    lab, unl, val, test = sp.labeled, sp.unlabeled, sp.validation, sp.test
-    Xtr = np.vstack([X[lab], X[unl]])
-    ytr = np.r_[y[lab], np.full(unl.size, -1)]
+    name, X, y, sp, Xtr, ytr = _split_data(pid, index)
+    unl, val, test = sp.unlabeled, sp.validation, sp.test
     d = X.shape[1]
     cand, seconds = [], 0.0
     for gi, (C, gf) in enumerate((C, gf) for C in C_GRID for gf in GAMMA_FACTORS):
