@@ -685,8 +685,7 @@ def split_keys(keys, datasets=None, solvers=None) -> tuple[list, list]:
         unknown = sorted(set(solvers) - known)
         if unknown:
             raise ValueError(f"--solvers {' '.join(unknown)}: not a solver of the columns of "
-                             f"{', '.join(k for k in keys if k not in EXTERNAL) or 'no spec table'}; "
-                             f"their solvers are {', '.join(sorted(known)) or 'none'}")
+                             f"{', '.join(spec.key for spec in specs)}; their solvers are {', '.join(sorted(known))}")
     if datasets is not None:
         known = {d for spec in specs for _, d in spec.rows}
         for k in external:
