@@ -42,13 +42,28 @@ from scipy.sparse.linalg import LinearOperator
 from ._balance import check_r, dichotomic_search, estimate_r, n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import KernelCentering, linear_kernel
+from ._losses import squared_hinge_loss, symmetric_squared_hinge_loss
 from ._validation import check_int, check_positive
 
 #: Solves of one dichotomic search at most, and the bracket width in r~ where it gives up.
 _SEARCH_MAX_ITER = 30
 _SEARCH_XTOL = 1e-4
 
-__all__ = ["MeanOutputS3VM", "CenteredProblem", "Solution", "c_star_schedule"]
+__all__ = ["MeanOutputS3VM", "CenteredProblem", "Solution", "c_star_schedule", "labeled_loss_terms",
+           "s3vm_objective_p2"]
+
+
+def labeled_loss_terms(o_lab, y_lab, C):
+    """``C sum max(0, 1 - y o)^2`` and its first/second derivatives with respect to o."""
+    L = squared_hinge_loss(y_lab * o_lab)
+    return C * float(np.sum(L.value)), C * y_lab * L.grad, C * L.hess
+
+
+def s3vm_objective_p2(reg, outputs, y_pm, labeled, C, C_star):
+    """JMLR 2008 eq. (5) with p = 2: ``reg + C sum max(0,1-y o)^2 + C* sum max(0,1-|o|)^2``."""
+    lab = float(np.sum(squared_hinge_loss(y_pm[labeled] * outputs[labeled]).value))
+    unl = float(np.sum(symmetric_squared_hinge_loss(outputs[~labeled]).value))
+    return float(reg) + C * lab + C_star * unl
 
 
 def c_star_schedule(C_star: float, steps: int, start: float) -> np.ndarray:

@@ -17,7 +17,7 @@ point currently classified ``y_j = sign(f_j)`` gets the convex loss
         f <- argmin 1/2||f||^2 + C sum_lab max(0, 1 - y_i f_i)^2 + C* sum_unl L~(y_j f_j)
     until the y_j do not change
 
-Each convex step is solved by the primal Newton core :func:`solvers._primal.lm_newton` (JMLR
+Each convex step is solved by the primal Newton core :func:`solvers._lm.lm_newton` (JMLR
 2008 eq. 18; the problem is convex, so no ridge is needed and it runs as a plain Newton method
 with finite termination on the piecewise-quadratic objective), warm-started from the previous
 step. The paper solves in "Method 1" variables (``w`` over explicit features); the minimizer in
@@ -35,10 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._losses import cccp_convex_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule
-from ._primal import lm_newton
+from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, labeled_loss_terms, s3vm_objective_p2
+from ._lm import lm_newton
 from ._validation import check_int
-from .newton import labeled_loss_terms, s3vm_objective_p2
 
 __all__ = ["CCCP"]
 

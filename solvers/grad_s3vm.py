@@ -25,9 +25,8 @@ from scipy.optimize import minimize
 
 from ._kernels import kernel_pca_map
 from ._losses import exp_unlabeled_loss, squared_hinge_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule
+from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, s3vm_objective_p2
 from ._validation import check_int, check_positive
-from .newton import s3vm_objective_p2
 
 __all__ = ["GradS3VM", "smooth_objective", "Method1Mixin"]
 

@@ -10,7 +10,7 @@ unlabeled mean by eq. 13 and bias fixed at ``b = 2 r~ - 1``, eq. 12)::
 with the quadratic hinge ``l_L = max(0, 1 - t)^2`` and either the flat piecewise-quadratic loss
 of Fig. 7 (``loss="flat"``, :func:`solvers._losses.flat_unlabeled_loss`) or the plain
 ``max(0, 1 - |t|)^2`` (``loss="quadratic"``, Fig. 2). Each annealing stage is minimized by
-:func:`solvers._primal.lm_newton` (Alg. 6, step by eq. 18 at ``O(n_sv^3 + n^2)``), warm-started
+:func:`solvers._lm.lm_newton` (Alg. 6, step by eq. 18 at ``O(n_sv^3 + n^2)``), warm-started
 from the previous stage; C* is annealed "as for nabla-S3VM" (Sec. 4.2): ``2^(i-10) C*``,
 i = 1..10. The first stage starts from beta = 0 (Alg. 6), where every unlabeled output equals b.
 """
@@ -19,24 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._losses import FLAT_LOSS_DEFAULTS, flat_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule
-from ._primal import lm_newton
+from ._losses import FLAT_LOSS_DEFAULTS, flat_unlabeled_loss, symmetric_squared_hinge_loss
+from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, labeled_loss_terms, s3vm_objective_p2
+from ._lm import lm_newton
 
-__all__ = ["NewtonS3VM", "labeled_loss_terms", "s3vm_objective_p2"]
-
-
-def labeled_loss_terms(o_lab, y_lab, C):
-    """``C sum max(0, 1 - y o)^2`` and its first/second derivatives with respect to o."""
-    L = squared_hinge_loss(y_lab * o_lab)
-    return C * float(np.sum(L.value)), C * y_lab * L.grad, C * L.hess
-
-
-def s3vm_objective_p2(reg, outputs, y_pm, labeled, C, C_star):
-    """JMLR 2008 eq. (5) with p = 2: ``reg + C sum max(0,1-y o)^2 + C* sum max(0,1-|o|)^2``."""
-    lab = float(np.sum(squared_hinge_loss(y_pm[labeled] * outputs[labeled]).value))
-    unl = float(np.sum(symmetric_squared_hinge_loss(outputs[~labeled]).value))
-    return float(reg) + C * lab + C_star * unl
+__all__ = ["NewtonS3VM"]
 
 
 class NewtonS3VM(MeanOutputS3VM):
@@ -63,7 +50,7 @@ class NewtonS3VM(MeanOutputS3VM):
     anneal_start : float, default=2**-9
         First C* as a fraction of the final one; ``anneal_steps=1`` disables annealing.
     tol : float, default=1e-10
-        Relative Newton-decrement tolerance of each stage (:func:`solvers._primal.lm_newton`).
+        Relative Newton-decrement tolerance of each stage (:func:`solvers._lm.lm_newton`).
     max_iter : int, default=200
         Levenberg-Marquardt iterations per stage at most.
 
