@@ -5,9 +5,10 @@ JMLR 2008, Sec. 4.4, Algorithm 6 and eqs. (15)-(18); see :func:`lm_newton`.
 It was :func:`solvers._primal.lm_newton` until one change: the step's linear system, indefinite
 wherever the unlabeled loss bends down (the flat loss of Fig. 7), is solved by two Cholesky
 factorizations on a block split (:class:`_ShiftedSystem`) instead of a Bunch-Kaufman LDL^T of
-the whole system. Same iterates and the same tests in exact arithmetic; Newton S3VM runs about
-1.8 times faster on Uspst and Coil20 (``scripts/bench_newton.py``). Convex problems (CCCP's
-steps) take the same single Cholesky solve as before.
+the whole system. Same iterates and the same tests in exact arithmetic (equal to rounding);
+``scripts/bench_newton.py`` on one core, this version against the one before it: 1.6 times
+faster on Uspst, 2.1 times on Coil20 (same LM iterations). Convex problems (CCCP's steps) take
+one Cholesky solve, as before.
 
 The old copy in :mod:`solvers._primal` is no longer called: editing ``solvers/_primal.py``
 re-keys every cached cell (the protocol's source closure includes it, see
@@ -35,9 +36,9 @@ class _ShiftedSystem:
     test of Alg. 6 -- M has exactly ``|N|`` negative eigenvalues, i.e. ``lam K + K D K > 0`` (see
     :func:`lm_newton`) -- the same as "``-S`` is positive definite". So two Cholesky
     factorizations, of A and of ``-S``, decide the test and give the solution by block
-    elimination. LAPACK's ``dpotrf`` runs about five times faster than the ``dsytrf`` of the
-    Bunch-Kaufman LDL^T of M at n = 1200 on one core, and N is usually a few points; the blocks
-    of K are gathered once per step, not once per lam.
+    elimination. LAPACK's ``dpotrf`` ran three to five times faster than the ``dsytrf`` of the
+    Bunch-Kaufman LDL^T of M at n = 1000-1200 on one core of the shared test machine, and N is
+    usually a few points; the blocks of K are gathered once per step, not once per lam.
 
     Parameters
     ----------
@@ -51,6 +52,9 @@ class _ShiftedSystem:
     def __init__(self, K, sv, D):
         self.P = np.flatnonzero(D > 0.0)
         self.N = np.flatnonzero(D < 0.0)
+        if self.P.size + self.N.size != len(D) or not len(D):
+            # a NaN curvature is in neither block and would leave its step entry unset
+            raise ValueError("the curvatures D must be finite and non-zero, and there must be at least one")
         iP, iN = sv[self.P], sv[self.N]
         self.K_PP = K[np.ix_(iP, iP)]
         self.inv_D_P = 1.0 / D[self.P]
@@ -110,10 +114,11 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
     system ``(K_sv + lam D_sv^{-1}) s_sv = D_sv^{-1} rhs`` instead, with no product ``A D A^T``.
     By Haynsworth's inertia additivity, ``lam K_sv^{-1} + D_sv > 0`` (i.e. B > 0) if and only if
     ``K_sv + lam D_sv^{-1}`` has exactly as many negative eigenvalues as D_sv; the system and
-    this test are solved by :class:`_ShiftedSystem` (a Cholesky factorization when every
-    ``D_ii > 0``, which also holds for a singular K, and two on a block split otherwise). If the
-    test fails, lam is multiplied by 4 (Fletcher 1987, Alg. 5.2.7). With ``rho`` the ratio of
-    the actual decrease to the decrease predicted by the quadratic model (true Hessian), the
+    this test are solved by :class:`_ShiftedSystem` (one Cholesky factorization when every
+    ``D_ii > 0`` -- the matrix is then positive definite even for a singular K -- and two on a
+    block split otherwise). If the test fails, lam is multiplied by 4 (Fletcher 1987, Alg.
+    5.2.7). With ``rho`` the ratio of the actual decrease to the decrease predicted by the
+    quadratic model (true Hessian), the
     step is taken if ``rho > 0``; lam is multiplied by 4 if ``rho < 0.25`` and set to
     ``max(1, lam / 2)`` if ``rho > 0.75`` (the text of Alg. 6 reads "rho > 0.25" and
     "min(1, lam/2)" -- extraction slips: lam >= 1 by the paper's own definition, and Fletcher's

@@ -193,14 +193,15 @@ def test_shifted_system_is_the_inertia_test_and_the_solve(n_neg):
     as the inertia of ``K_sv + lam D^-1`` does (Haynsworth), and solve the same system."""
     rng = np.random.default_rng(n_neg)
     n = 20
-    Z = rng.standard_normal((n, 6))
-    K = Z @ Z.T  # singular, as the centered kernel of eq. (13)
-    sv = np.arange(n)
+    Z = rng.standard_normal((n + 7, 6))
+    K_all = Z @ Z.T  # singular, as the centered kernel of eq. (13)
+    sv = np.sort(rng.choice(n + 7, n, replace=False))  # the support vectors: a subset of the points
+    K = K_all[np.ix_(sv, sv)]
     outcomes = set()
     for trial in range(40):
         D = rng.uniform(0.05, 5.0, n)
         D[rng.choice(n, n_neg, replace=False)] *= -rng.uniform(0.001, 1.0, n_neg)
-        system = _ShiftedSystem(K, sv, D)
+        system = _ShiftedSystem(K_all, sv, D)
         for lam in (1.0, 4.0, 64.0, 4096.0):
             M = K + np.diag(lam / D)
             eig = np.linalg.eigvalsh(M)
@@ -216,6 +217,17 @@ def test_shifted_system_is_the_inertia_test_and_the_solve(n_neg):
     assert True in outcomes
     if n_neg:
         assert False in outcomes  # the rejections were exercised too
+
+
+def test_shifted_system_single_point_and_bad_curvatures():
+    K = np.array([[2.0, 0.5], [0.5, 1.0]])
+    # one support vector: (K_11 + lam / D) s = r, accepted iff its sign matches D's
+    assert _ShiftedSystem(K, np.array([1]), np.array([4.0])).solve(2.0, np.array([3.0]))[0] == pytest.approx(2.0)
+    assert _ShiftedSystem(K, np.array([1]), np.array([-4.0])).solve(2.0, np.array([3.0])) is None
+    assert _ShiftedSystem(K, np.array([1]), np.array([-1.0])).solve(2.0, np.array([3.0]))[0] == pytest.approx(-3.0)
+    for D in ([np.nan, 1.0], [np.nan, -1.0], []):
+        with pytest.raises(ValueError, match="finite and non-zero"):
+            _ShiftedSystem(K, np.arange(len(D)), np.array(D))
 
 
 def test_lm_newton_same_iterates_as_the_ldlt_version():
