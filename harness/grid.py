@@ -2,11 +2,11 @@
 
 A :class:`Cell` is one run of the common protocol (``harness.protocol.run_split``): one solver
 with its parameters on one split of one data set under one :class:`ProtocolSettings`. Its
-:meth:`Cell.key` hashes everything that determines the result -- the source of the solver's
-module and of every project module it and the protocol import (so editing a solver
-invalidates its cells, and editing shared machinery such as ``solvers._primal`` invalidates
-the cells of the solvers that use it), the parameters, the
-settings, the data set, the protocol and the split index and seed -- and :func:`run_cells`
+:meth:`Cell.key` hashes everything that determines the result -- the code of the solver's
+module and of every project module it and the protocol import, comments and docstrings aside
+(:func:`code_text`; so editing a solver invalidates its cells, and editing shared machinery
+such as ``solvers._primal`` invalidates the cells of the solvers that use it), the parameters,
+the settings, the data set, the protocol and the split index and seed -- and :func:`run_cells`
 
 * returns cached results for the cells already computed (one small JSON file per key, written
   atomically, so an interrupted run resumes and reruns only what is missing);
@@ -36,8 +36,8 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_source_hash", "icml2006_source_hash",
-           "execute_cell", "store_rows", "ResultCache"]
+__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "legacy_cell_key", "code_text", "solver_source_hash",
+           "icml2006_source_hash", "execute_cell", "store_rows", "ResultCache"]
 
 
 class CellTimeout(Exception):
@@ -108,33 +108,84 @@ def source_closure(module: str, roots=_PROJECT_PACKAGES) -> dict:
     return seen
 
 
-@lru_cache(maxsize=None)
-def solver_source_hash(solver: str) -> str:
-    """SHA-256 over the source of the solver's module and of everything a cell run depends on.
+def code_text(path) -> bytes:
+    """The source of ``path`` without its comments, docstrings and blank lines: what a cache key hashes.
 
-    That is the solver's module, the project modules it imports (transitively: the shared
-    losses, kernels, primal solvers and balance search) and those of ``harness.protocol``, which
-    runs the cell and recomputes its objective. Hashing the solver's file alone would keep stale
-    cached results after a change to shared machinery such as ``solvers._primal``.
+    Editing a comment or a docstring of a shared module such as ``solvers._primal`` must not
+    rerun every cell (about 29 h of compute on the 2-core machine); editing its code must. The
+    docstrings (first statement of the module, of each class and function, when a string) are
+    found in the AST and the comments by :mod:`tokenize`; both are cut out of the text, trailing
+    blanks and empty lines dropped, and the rest kept byte for byte -- indentation and line
+    breaks included -- so that a formatting change of code still counts as a change and the
+    result does not depend on the Python version (``ast.unparse`` would).
     """
-    from solvers import get_solver
+    import ast
+    import io
+    import tokenize
 
-    cls = get_solver(solver)
-    files = source_closure(cls.__module__)
-    files.update(source_closure("harness.protocol"))
-    return _files_hash(files)
+    text = Path(path).read_bytes().decode("utf-8")
+    lines = text.splitlines(keepends=True)
+
+    def column(line, byte):  # AST columns count UTF-8 bytes, tokenize's count characters
+        return len(lines[line - 1].encode()[:byte].decode())
+
+    cuts = []  # ((line, column), (line, column)) in characters, 1-based lines
+    for node in ast.walk(ast.parse(text, filename=str(path))):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                cuts.append(((first.lineno, column(first.lineno, first.col_offset)),
+                             (first.end_lineno, column(first.end_lineno, first.end_col_offset))))
+    cuts += [(tok.start, tok.end) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+             if tok.type == tokenize.COMMENT]
+    for (l0, c0), (l1, c1) in sorted(cuts, reverse=True):  # back to front: earlier positions stay valid
+        head, tail = lines[l0 - 1][:c0], lines[l1 - 1][c1:]
+        lines[l0 - 1:l1] = [head + tail]
+    kept = [line.rstrip() for line in "".join(lines).splitlines()]
+    return "\n".join(line for line in kept if line).encode()
 
 
 def _files_hash(files: dict) -> str:
+    """SHA-256 over the modules' names and :func:`code_text`."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + code_text(files[name]) + b"\0")
+    return h.hexdigest()
+
+
+def _files_bytes_hash(files: dict) -> str:
+    """SHA-256 over the modules' names and whole files: the key of the cells cached before :func:`code_text`."""
     h = hashlib.sha256()
     for name in sorted(files):
         h.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
     return h.hexdigest()
 
 
+def _solver_files(solver: str) -> dict:
+    from solvers import get_solver
+
+    files = source_closure(get_solver(solver).__module__)
+    files.update(source_closure("harness.protocol"))
+    return files
+
+
+@lru_cache(maxsize=None)
+def solver_source_hash(solver: str) -> str:
+    """SHA-256 over the code of the solver's module and of everything a cell run depends on.
+
+    That is the solver's module, the project modules it imports (transitively: the shared
+    losses, kernels, primal solvers and balance search) and those of ``harness.protocol``, which
+    runs the cell and recomputes its objective. Hashing the solver's file alone would keep stale
+    cached results after a change to shared machinery such as ``solvers._primal``. Comments and
+    docstrings do not count (:func:`code_text`).
+    """
+    return _files_hash(_solver_files(solver))
+
+
 @lru_cache(maxsize=None)
 def reference_source_hash() -> str:
-    """SHA-256 over :mod:`harness.reference_sets` and the project modules it imports.
+    """SHA-256 over the code of :mod:`harness.reference_sets` and the project modules it imports.
 
     A ``protocol="reference"`` cell gets its problem from a reference set there (the two-moons
     realizations, the labeled pairs of ICML 2006 Table 2 ...), so a change to how a set is built
@@ -146,19 +197,32 @@ def reference_source_hash() -> str:
 
 @lru_cache(maxsize=None)
 def pairwise_source_hash() -> str:
-    """SHA-256 over :mod:`harness.pairwise` (how the pairwise problems are built and averaged)."""
+    """SHA-256 over the code of :mod:`harness.pairwise` (how the pairwise problems are built and averaged)."""
     return _files_hash(source_closure("harness.pairwise"))
 
 
 @lru_cache(maxsize=None)
 def icml2006_source_hash() -> str:
-    """SHA-256 over :mod:`harness.icml2006` and the project modules it imports.
+    """SHA-256 over the code of :mod:`harness.icml2006` and the project modules it imports.
 
     A ``protocol="icml2006"`` cell runs through it (validation and test errors cut from the
     outputs of the held-out points), so a change there must rerun those cells -- and only those:
     the key of every other protocol's cell is unchanged.
     """
     return _files_hash(source_closure("harness.icml2006"))
+
+
+@lru_cache(maxsize=None)
+def _legacy_hashes() -> dict:
+    """The four source hashes over whole files (:func:`_files_bytes_hash`), for :func:`legacy_cell_key`."""
+    return {"reference": _files_bytes_hash(source_closure("harness.reference_sets")),
+            "icml2006": _files_bytes_hash(source_closure("harness.icml2006")),
+            "pairwise": _files_bytes_hash(source_closure("harness.pairwise"))}
+
+
+@lru_cache(maxsize=None)
+def _legacy_solver_hash(solver: str) -> str:
+    return _files_bytes_hash(_solver_files(solver))
 
 
 @dataclass(frozen=True)
@@ -184,21 +248,37 @@ class Cell:
         return cell_key(self)
 
 
-def cell_key(cell: Cell) -> str:
-    """Content hash of everything that determines the cell's result."""
-    payload = {"solver": cell.solver, "solver_sha256": solver_source_hash(cell.solver), "params": cell.params,
+def _key(cell: Cell, solver_sha: str, reference, icml2006, pairwise) -> str:
+    payload = {"solver": cell.solver, "solver_sha256": solver_sha, "params": cell.params,
                "settings": cell.settings, "dataset": cell.dataset, "protocol": cell.protocol,
                "split": cell.split, "n_splits": cell.n_splits}
     if cell.protocol == "reference":
-        payload["reference_sha256"] = reference_source_hash()
+        payload["reference_sha256"] = reference()
     elif cell.protocol == "icml2006":
-        payload["icml2006_sha256"] = icml2006_source_hash()
+        payload["icml2006_sha256"] = icml2006()
     elif cell.protocol == "jmlr2008-pairwise":
-        payload["pairwise_sha256"] = pairwise_source_hash()
+        payload["pairwise_sha256"] = pairwise()
     if cell.split_kwargs:  # only then: the keys of every earlier cell stay what they were
         payload["split_kwargs"] = cell.split_kwargs
     blob = json.dumps(payload, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def cell_key(cell: Cell) -> str:
+    """Content hash of everything that determines the cell's result."""
+    return _key(cell, solver_source_hash(cell.solver), reference_source_hash, icml2006_source_hash,
+                pairwise_source_hash)
+
+
+def legacy_cell_key(cell: Cell) -> str:
+    """The cell's key as it was when the source hashes covered whole files, comments and docstrings too.
+
+    :meth:`ResultCache.lookup` falls back on it, so the cells computed before :func:`code_text`
+    keep their results: a hit under this key was computed by byte-identical source.
+    """
+    legacy = _legacy_hashes()
+    return _key(cell, _legacy_solver_hash(cell.solver), lambda: legacy["reference"], lambda: legacy["icml2006"],
+                lambda: legacy["pairwise"])
 
 
 @contextmanager
@@ -311,6 +391,22 @@ class ResultCache:
         except (OSError, json.JSONDecodeError):
             return None  # unreadable: treated as missing and recomputed
 
+    def lookup(self, cell: Cell, key: str | None = None, *, migrate: bool = True) -> dict | None:
+        """The cached row of ``cell`` (``key``: its :meth:`Cell.key`, if already computed), or None.
+
+        A cell cached before keys skipped comments and docstrings is found under
+        :func:`legacy_cell_key`; with ``migrate`` it is then copied to its current key (the
+        legacy file stays: a checkout of older code still reads it).
+        """
+        key = key or cell.key()
+        hit = self.get(key)
+        if hit is None:
+            old = legacy_cell_key(cell)
+            hit = self.get(old) if old != key else None
+            if hit is not None and migrate:
+                self.put(key, hit)
+        return hit
+
     def put(self, key: str, row: dict) -> None:
         if row.get("status") != "done":
             raise ValueError("only successful cells are cached")
@@ -397,8 +493,8 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
     cache = ResultCache(cache_dir)
     keys = [c.key() for c in cells]
     rows: dict[str, dict] = {}
-    for key in keys:
-        hit = cache.get(key)
+    for cell, key in zip(cells, keys):
+        hit = cache.lookup(cell, key)
         if hit is not None:
             rows[key] = hit | {"cached": True}
     todo, seen = [], set()

@@ -269,12 +269,21 @@ def _source_code(module: str) -> str:
 
 @lru_cache(maxsize=None)
 def _closure_code(module: str) -> str:
-    """Short SHA-256 of ``solvers.<module>`` and every project module it imports (the grid cache's
-    :func:`harness.grid.source_closure`), once per process: what an extra method's line is valid for.
+    """Short SHA-256 of the code of ``solvers.<module>`` and every project module it imports (the grid
+    cache's :func:`harness.grid.source_closure`, comments and docstrings aside), once per process:
+    what an extra method's line is valid for.
     """
     from .grid import _files_hash, source_closure
 
     return _files_hash(source_closure(f"solvers.{module}"))[:12]
+
+
+@lru_cache(maxsize=None)
+def _closure_codes(module: str) -> frozenset:
+    """:func:`_closure_code` and its whole-file predecessor: a stored line carrying either ran this code."""
+    from .grid import _files_bytes_hash, source_closure
+
+    return frozenset({_closure_code(module), _files_bytes_hash(source_closure(f"solvers.{module}"))[:12]})
 
 
 def path_code() -> str:
@@ -320,7 +329,7 @@ def load_cells(path):
                     continue
                 if "extra" in rec:
                     module = EXTRA_MODULES.get(rec["extra"])  # None: a method since removed
-                    if module is not None and rec.get("code") == _closure_code(module):
+                    if module is not None and rec.get("code") in _closure_codes(module):
                         extras.append(rec)
                 else:
                     cells[(rec["id"], rec["split"])] = rec

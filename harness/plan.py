@@ -89,7 +89,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
             row = by_dataset.setdefault(p.dataset, PlanRow(spec.key, p.dataset))
             row.cells += 1
             all_keys.add(key)
-            hit = cache.get(key)
+            hit = cache.lookup(p.cell, key, migrate=False)  # a plan writes nothing
             if hit is None:
                 row.missing += 1
                 row.missing_keys.add(key)

@@ -751,9 +751,10 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
                         time_limit=time_limit, progress=progress) if run_now else []
         by_id = {id(p): r for p, r in zip(run_now, got)}
         cache = ResultCache(cache_dir)
-        planned = [p for p in planned if id(p) in by_id or cache.get(p.cell.key()) is not None]
-        rows = [by_id.get(id(p)) or cache.get(p.cell.key()) | {"cached": True, "cell_key": p.cell.key(),
-                                                               "experiment": spec.key} for p in planned]
+        hits = {id(p): cache.lookup(p.cell) for p in planned if id(p) not in by_id}
+        planned = [p for p in planned if id(p) in by_id or hits[id(p)] is not None]
+        rows = [by_id.get(id(p)) or hits[id(p)] | {"cached": True, "cell_key": p.cell.key(), "experiment": spec.key}
+                for p in planned]
         if rows:
             store_rows(results, rows)
         cells = aggregate(spec, planned, rows, skipped, load_targets(spec.key))

@@ -113,6 +113,90 @@ def test_solver_hash_covers_the_modules_the_solver_imports(tmp_path, monkeypatch
     grid.solver_source_hash.cache_clear()
 
 
+_CODE = '''"""Module docstring."""
+import os  # an import comment
+
+
+class A:
+    """Class
+    docstring."""
+
+    x = "# not a comment"
+
+    def f(self):
+        """Method docstring."""
+        return 1  # trailing
+
+
+async def g():
+    'single-quoted docstring'
+    return "text"
+
+
+def fé(): "docstring after a non-ASCII name"; return 2
+'''
+
+
+def test_code_text_drops_comments_docstrings_and_blank_lines_only(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(_CODE, encoding="utf-8")
+    text = grid.code_text(path).decode()
+    assert text == ('import os\nclass A:\n    x = "# not a comment"\n    def f(self):\n        return 1\n'
+                    'async def g():\n    return "text"\ndef fé(): ; return 2')
+    # Rewording a comment or a docstring, or adding blank lines, leaves the text as it was ...
+    for edit in (("an import comment", "reworded"), ("Method docstring.", "Reworded."),
+                 ("return 1  # trailing", "return 1"), ("\n\nasync", "\n\n\n\nasync"),
+                 ("single-quoted docstring", "other"), ('"docstring after', '"reworded docstring after')):
+        path.write_text(_CODE.replace(*edit), encoding="utf-8")
+        assert grid.code_text(path).decode() == text, edit
+    # ... a change of code, of a string that is not a docstring, or of indentation does not.
+    for edit in (("return 1", "return 2"), ('"# not a comment"', '"# other"'), ("import os", "import sys"),
+                 ('    return "text"', '    return "text";'), ("x = ", "y = ")):
+        path.write_text(_CODE.replace(*edit), encoding="utf-8")
+        assert grid.code_text(path).decode() != text, edit
+
+
+def test_legacy_cell_key_is_the_whole_file_key_and_old_cells_are_found(data_env, tmp_path, monkeypatch):
+    import hashlib
+    import json
+
+    cell = Cell("t", "2moons", "svm", 1, n_splits=3)
+    files = grid.source_closure("solvers.svm") | grid.source_closure("harness.protocol")
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
+    payload = {"solver": "svm", "solver_sha256": digest.hexdigest(), "params": {}, "settings": {},
+               "dataset": "2moons", "protocol": "jmlr2008", "split": 1, "n_splits": 3}
+    assert grid.legacy_cell_key(cell) == hashlib.sha256(
+        json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
+    assert grid.legacy_cell_key(cell) != cell.key()
+    # A cell cached under its legacy key is read, not rerun, and copied to its current key.
+    ref = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)[0]
+    cache = ResultCache(tmp_path / "cache")
+    cache.put(grid.legacy_cell_key(cell), {k: v for k, v in ref.items() if k not in ("cached", "cell_key")})
+    assert cache.lookup(cell, migrate=False)["objective"] == ref["objective"]
+    assert cache.get(cell.key()) is None  # migrate=False wrote nothing
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: pytest.fail("a cached cell was rerun"))
+    (row,) = run_cells([cell], tmp_path / "cache", backend="sequential", progress=False)
+    assert row["cached"] and row["objective"] == ref["objective"] and row["cell_key"] == cell.key()
+    assert cache.get(cell.key())["objective"] == ref["objective"]
+
+
+def test_solver_hash_ignores_comments_and_docstrings(tmp_path, monkeypatch):
+    pkg = tmp_path / "docpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    hashes = []
+    for text in ('"""Doc."""\n\n\nclass Est:\n    pass  # note\n', '"""Other doc."""\nclass Est:\n    pass\n',
+                 '"""Doc."""\n\n\nclass Est:\n    x = 1\n'):
+        (pkg / "est.py").write_text(text)
+        grid.solver_source_hash.cache_clear()
+        hashes.append(grid.solver_source_hash("docpkg.est:Est"))
+    grid.solver_source_hash.cache_clear()
+    assert hashes[0] == hashes[1] != hashes[2]
+
+
 def test_bad_arguments(tmp_path):
     with pytest.raises(TypeError, match="Cell"):
         run_cells([("2moons", "svm", 0)], tmp_path)
