@@ -115,35 +115,63 @@ def code_text(path) -> bytes:
     rerun every cell (about 29 h of compute on the 2-core machine); editing its code must. The
     docstrings (first statement of the module, of each class and function, when a string) are
     found in the AST and the comments by :mod:`tokenize`; both are cut out of the text, trailing
-    blanks and empty lines dropped, and the rest kept byte for byte -- indentation and line
-    breaks included -- so that a formatting change of code still counts as a change and the
-    result does not depend on the Python version (``ast.unparse`` would).
+    blanks and blank lines dropped -- except inside multi-line strings, whose text is code -- and
+    the rest kept as it is, indentation and line breaks included, so that a formatting change of
+    code still counts as a change and the result does not depend on the Python version
+    (``ast.unparse`` or a token stream would: f-strings are tokenized differently from 3.12).
     """
     import ast
     import io
     import tokenize
 
-    text = Path(path).read_bytes().decode("utf-8")
-    lines = text.splitlines(keepends=True)
+    data = Path(path).read_bytes()
+    encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    text = data.decode(encoding)
+    # The lines the tokenizer and the AST count (str.splitlines would also break at \f, \x1c ...).
+    lines = io.StringIO(text, newline="").readlines()
 
     def column(line, byte):  # AST columns count UTF-8 bytes, tokenize's count characters
         return len(lines[line - 1].encode()[:byte].decode())
 
-    cuts = []  # ((line, column), (line, column)) in characters, 1-based lines
+    docstrings = []  # ((line, column), (line, column)) in characters, 1-based lines
     for node in ast.walk(ast.parse(text, filename=str(path))):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
                     and isinstance(first.value.value, str):
-                cuts.append(((first.lineno, column(first.lineno, first.col_offset)),
-                             (first.end_lineno, column(first.end_lineno, first.end_col_offset))))
-    cuts += [(tok.start, tok.end) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
-             if tok.type == tokenize.COMMENT]
-    for (l0, c0), (l1, c1) in sorted(cuts, reverse=True):  # back to front: earlier positions stay valid
-        head, tail = lines[l0 - 1][:c0], lines[l1 - 1][c1:]
-        lines[l0 - 1:l1] = [head + tail]
-    kept = [line.rstrip() for line in "".join(lines).splitlines()]
-    return "\n".join(line for line in kept if line).encode()
+                docstrings.append(((first.lineno, column(first.lineno, first.col_offset)),
+                                   (first.end_lineno, column(first.end_lineno, first.end_col_offset))))
+    comments, strings, fstrings = [], [], []
+    starts = {start for start, _ in docstrings}
+    for tok in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+        if tok.type == tokenize.COMMENT:
+            comments.append((tok.start, tok.end))
+        elif tok.type == tokenize.STRING and tok.start not in starts:
+            strings.append((tok.start[0], tok.end[0]))
+        elif tok.type == getattr(tokenize, "FSTRING_START", None):  # Python >= 3.12
+            fstrings.append(tok.start[0])
+        elif tok.type == getattr(tokenize, "FSTRING_END", None):
+            strings.append((fstrings.pop(), tok.end[0]))
+    # A line break inside a string is part of its value: the line before it keeps its trailing
+    # blanks, the line after it is kept even if blank.
+    open_end = {i for first, last in strings for i in range(first, last)}
+    inside = {i for first, last in strings for i in range(first + 1, last + 1)}
+    for (l0, c0), (l1, c1) in sorted(docstrings + comments, reverse=True):  # back to front
+        if lines[l0 - 1][c0:c0 + 1] not in ("#", "'", '"', "r", "R", "u", "U"):
+            raise RuntimeError(f"code_text: a cut at line {l0}, column {c0} of {path} starts with "
+                               f"{lines[l0 - 1][c0:c0 + 1]!r}, neither a comment nor a string")
+        lines[l0 - 1] = lines[l0 - 1][:c0] + lines[l1 - 1][c1:]
+        lines[l0:l1] = [None] * (l1 - l0)  # keeps the numbering of the lines after the cut
+    kept = []
+    for i, line in enumerate(lines, 1):
+        if line is None:
+            continue
+        body = line.rstrip("\r\n")
+        if i not in open_end:
+            body = body.rstrip(" \t\f")
+        if body.strip(" \t\f") or i in inside:
+            kept.append(body)
+    return (("" if encoding == "utf-8" else f"{encoding}\n") + "\n".join(kept)).encode("utf-8")
 
 
 def _files_hash(files: dict) -> str:
@@ -396,7 +424,11 @@ class ResultCache:
 
         A cell cached before keys skipped comments and docstrings is found under
         :func:`legacy_cell_key`; with ``migrate`` it is then copied to its current key (the
-        legacy file stays: a checkout of older code still reads it).
+        legacy file stays: a checkout of older code still reads it). The legacy key hashes the
+        files as they are now, so it finds only cells whose source is byte for byte unchanged
+        since they ran: after the first comment edit the cells not yet copied are orphaned. Copy
+        them all at once with ``s3vm-bench reproduce --all --from-cache`` (it reads every planned
+        cell through here).
         """
         key = key or cell.key()
         hit = self.get(key)
@@ -404,7 +436,10 @@ class ResultCache:
             old = legacy_cell_key(cell)
             hit = self.get(old) if old != key else None
             if hit is not None and migrate:
-                self.put(key, hit)
+                try:
+                    self.put(key, hit)
+                except OSError:
+                    pass  # a read-only cache: the row is still returned, found under its old key
         return hit
 
     def put(self, key: str, row: dict) -> None:

@@ -156,6 +156,29 @@ def test_code_text_drops_comments_docstrings_and_blank_lines_only(tmp_path):
         assert grid.code_text(path).decode() != text, edit
 
 
+@pytest.mark.parametrize("a, b", [
+    ("\x0c\nTOL = 1e-8\ny = 2  # c\n", "\x0c\nTOL = 1e-3\ny = 2  # c\n"),  # a form feed is not a line break
+    ('s = """a\n\nb"""\n', 's = """a\nb"""\n'),  # blank lines and trailing blanks inside strings are text
+    ('s = """a  \nb"""\n', 's = """a\nb"""\n'),
+    ("s = f'''{s}\n\nb'''\n", "s = f'''{s}\nb'''\n"),
+    ('def f():\n    """doc"""\n    return """a\n\n"""\n', 'def f():\n    """doc"""\n    return """a\n"""\n'),
+])
+def test_code_text_keeps_what_changes_the_program(tmp_path, a, b):
+    pa, pb = tmp_path / "a.py", tmp_path / "b.py"
+    pa.write_bytes(a.encode())
+    pb.write_bytes(b.encode())
+    assert grid.code_text(pa) != grid.code_text(pb)
+
+
+def test_code_text_decodes_by_the_encoding_declaration(tmp_path):
+    body = "s = '\u00e9'\n".encode("utf-8")  # two bytes: one character in UTF-8, two in latin-1
+    pa, pb = tmp_path / "a.py", tmp_path / "b.py"
+    pa.write_bytes(b"# -*- coding: utf-8 -*-\n" + body)
+    pb.write_bytes(b"# -*- coding: latin-1 -*-\n" + body)
+    assert grid.code_text(pa) != grid.code_text(pb)
+    assert grid.code_text(pa) == b"s = '\xc3\xa9'"
+
+
 def test_legacy_cell_key_is_the_whole_file_key_and_old_cells_are_found(data_env, tmp_path, monkeypatch):
     import hashlib
     import json

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from harness.cli import main
+from harness.grid import _files_bytes_hash, source_closure
 from harness.icml2013 import _closure_code, load_cells, missing
 from harness.reproduce import load_targets, reproduce
 
@@ -55,6 +56,21 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     index = json.loads((tmp_path / "index.json").read_text())
     assert index["icml2013-table2"]["splits"] == 3
     assert "icml2013-table2" in (tmp_path / "README.md").read_text()
+
+
+def test_an_extra_line_stamped_with_the_whole_file_code_hash_is_still_current(tmp_path):
+    # Lines written when the code hash covered whole files (comments and docstrings too) ran the
+    # current code as long as those files are byte for byte the same.
+    old_code = _files_bytes_hash(source_closure("solvers.s3vm_light"))[:12]
+    assert old_code != _closure_code("s3vm_light")
+    extra = {"val_err": 0.0, "unl_err": 0.5, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
+    one = {m: 0.1 for m in ("svm", "light", "cccp", "path")}
+    store = tmp_path / "cells.jsonl"
+    lines = [_record("D5", 0, one, one), {"id": "D5", "split": 0, "extra": "light_l1", "best": {"light_l1": extra},
+                                         "code": old_code}]
+    store.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert load_cells(store)[("D5", 0)]["best"]["light_l1"] == extra
+    assert missing(load_cells(store), ["D5"], 1) == []
 
 
 def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):

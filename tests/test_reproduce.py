@@ -387,6 +387,29 @@ def test_from_cache_runs_nothing_and_unknown_datasets_are_an_error(data_env, tmp
     assert main(["reproduce", "jmlr2008-table12", "--datasets", "g50"]) == 2
 
 
+def test_cells_cached_under_their_whole_file_keys_are_read_planned_and_migrated(data_env, tmp_path, monkeypatch):
+    # A cache written before keys skipped comments and docstrings: each cell under legacy_cell_key.
+    from harness.grid import ResultCache, legacy_cell_key
+    from harness.plan import plan
+    from harness.reproduce import build_cells
+
+    kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), n_splits=2)
+    (first,) = reproduce(["jmlr2008-table12"], **kw)["jmlr2008-table12"]
+    cache = ResultCache(kw["cache_dir"])
+    planned = build_cells(SPECS["jmlr2008-table12"])[0]
+    for p in planned:
+        old = cache._path(legacy_cell_key(p.cell))
+        old.parent.mkdir(exist_ok=True)
+        cache._path(p.cell.key()).rename(old)
+    assert all(cache.get(p.cell.key()) is None for p in planned) and len(calls) == 2
+    (row,), _, total = plan(["jmlr2008-table12"], cache_dir=kw["cache_dir"])
+    assert (row.cached, row.missing) == (2, 0)
+    assert all(cache.get(p.cell.key()) is None for p in planned)  # a plan writes nothing
+    (again,) = reproduce(["jmlr2008-table12"], run=False, **kw)["jmlr2008-table12"]
+    assert (again.n, again.mean, again.std) == (first.n, first.mean, first.std) and len(calls) == 2
+    assert all(cache.get(p.cell.key()) == cache.get(legacy_cell_key(p.cell)) for p in planned)  # copied
+
+
 def test_split_kwargs_enter_the_cell_key_only_when_set():
     # Cells of every earlier table must keep their cached results: a cell without split
     # arguments hashes exactly the payload it hashed before the field existed.
