@@ -207,13 +207,13 @@ def _da_effective_loss(o, T: float, loss: str, C_star: float = 1.0) -> np.ndarra
     ICML 2006 Sec. 3.2 / JMLR 2008 eq. (9) for one unlabeled point, ignoring the balance
     constraint (nu = 0):  ``Phi_T(o) = min_p C* [p V(o) + (1-p) V(-o)] + T [p log p + (1-p) log(1-p)]``
     with the minimizer ``p* = 1 / (1 + exp(g / T))``, ``g = C* (V(o) - V(-o))`` (ICML eq. 8). The
-    losses V are :data:`solvers.da.LOSSES` and the stable logs ``solvers.da._log_pq``. Adding
+    losses V are :data:`solvers._annealing.LOSSES` and the stable logs ``solvers._annealing._log_pq``. Adding
     ``T log 2`` (the entropy term at p = 1/2, a constant in o) keeps every T on one vertical scale;
     T = 0 is the original loss ``min(V(o), V(-o))``.
     """
     from scipy.special import expit
 
-    from solvers.da import LOSSES, _log_pq
+    from solvers._annealing import LOSSES, _log_pq
 
     L = LOSSES[loss]
     plus, minus = C_star * L(o).value, C_star * L(-o).value
@@ -309,9 +309,9 @@ _V_NAMES = (("l1", "hinge  max(0, 1 - t)"), ("l2", "quadratic hinge  max(0, 1 - 
 
 @_register("icml2006-fig1", "ICML 2006 Fig. 1",
            "The effective loss V'(t) = min(V(t), V(-t)) on an unlabeled point for the hinge, quadratic hinge and "
-           "squared loss V (solvers.da.LOSSES).", size=(8.0, 2.5))
+           "squared loss V (solvers._annealing.LOSSES).", size=(8.0, 2.5))
 def _icml_fig1(fig):
-    from solvers.da import LOSSES
+    from solvers._annealing import LOSSES
 
     for i, (key, title) in enumerate(_V_NAMES):
         ax = fig.add_subplot(1, 3, i + 1)

@@ -34,133 +34,26 @@ start T_icml = 10 with lambda' = 1 (their experiments) is ``T0 = 10`` for the hi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.linalg as sla
 from scipy.special import expit
 
-from ._balance import balance_root, check_r, estimate_r, n_positive, threshold_shift, threshold_to_count
+# Re-exported: the p-step, the annealing tests and the losses are shared with grad_da.
+from ._annealing import (LOSSES, NuRoot, _AnnealingParams, _log_pq, bernoulli_entropy, bernoulli_kl,
+                         s3vm_objective, solve_nu)
+from ._balance import n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
-from ._losses import hinge_loss, squared_hinge_loss, squared_loss
-from ._primal import kernel_newton
+from ._pooled_newton import kernel_newton_terms
 from ._validation import check_int as _check_int
 from ._validation import check_positive
 
 __all__ = ["DA", "NuRoot", "solve_nu", "bernoulli_entropy", "bernoulli_kl", "s3vm_objective", "LOSSES"]
 
-#: V(t) on margins t = y f (value, first and second derivative), by name.
-LOSSES = {"l1": hinge_loss, "l2": squared_hinge_loss, "sqr": squared_loss}
-
-_LN2 = np.log(2.0)
 #: Per-copy costs below this fraction of C* are dropped from the weighted f-step: p_j < 1e-14
 #: changes the objective by less than 4e-14 C* per point but would put a diagonal of 1/(2c) ~ 1e13
 #: into the Newton systems (and keep that copy as a support vector forever).
 _COST_FLOOR = 1e-14
-
-
-# ----------------------------------------------------------------------------
-# the p-step: root of the balance equation (ICML 2006 eq. 8; JMLR 2008 eq. 8)
-# ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NuRoot:
-    """Outcome of :func:`solve_nu`.
-
-    Attributes
-    ----------
-    nu : float
-        The multiplier ``nu`` of the balance constraint, in the units of g.
-    p : ndarray
-        ``p_j = 1 / (1 + exp((g_j - nu) / T))``.
-    logit : ndarray
-        ``log(p_j / (1 - p_j))`` as used to form ``p`` (``p = expit(logit)``); keeps
-        ``log p`` and ``log(1 - p)`` accurate when p is within rounding of 0 or 1.
-    residual : float
-        ``mean(p) - r`` of the returned ``p``.
-    n_iter : int
-        Newton/bisection steps.
-    converged : bool
-        ``|residual| <= tol``.
-    """
-
-    nu: float
-    p: np.ndarray
-    logit: np.ndarray
-    residual: float
-    n_iter: int
-    converged: bool
-
-
-def solve_nu(g, T, r, *, tol: float = 1e-12, max_iter: int = 500) -> NuRoot:
-    """Balance multiplier nu of DA's p-step (ICML 2006 eq. 8 and the text after it).
-
-    The root itself is found once for the whole project by
-    :func:`solvers._balance.balance_root` (safeguarded Newton-bisection on
-    ``mean_j 1/(1 + exp((g_j - nu)/T)) = r``); this adds the logits DA needs so that ``log p``
-    and ``log(1 - p)`` stay accurate when p is within rounding of 0 or 1 (entropy and KL tests).
-
-    Parameters
-    ----------
-    g : array_like, shape (u,)
-        ``g_j = C* [V(f_j) - V(-f_j)]`` (JMLR 2008 eq. 8), any finite reals.
-    T : float
-        Temperature > 0.
-    r : float
-        Target mean of p, in (0, 1).
-    tol : float, default=1e-12
-        Tolerance on ``|mean(p) - r|``.
-    max_iter : int, default=500
-        Steps at most.
-
-    Returns
-    -------
-    NuRoot
-    """
-    T = check_positive(T, "T")
-    root = balance_root(g, T, r, tol=tol, max_iter=max_iter)
-    g = np.asarray(g, dtype=np.float64).ravel()
-    if root.method != "interpolation":
-        logit = (root.nu - g) / T  # exactly the argument balance_root passed to expit
-    else:  # sub-ulp root: p was interpolated, take its logits
-        p = np.clip(root.p, np.finfo(float).tiny, None)
-        logit = np.log(p) - np.log1p(-np.minimum(root.p, 1.0 - np.finfo(float).epsneg))
-    p = expit(logit)
-    residual = float(np.mean(p)) - check_r(r)
-    return NuRoot(nu=root.nu, p=p, logit=logit, residual=residual, n_iter=root.n_iter,
-                  converged=abs(residual) <= tol)
-
-
-def _log_pq(logit):
-    # log p and log(1 - p) for p = expit(logit), without cancellation.
-    return -np.logaddexp(0.0, -logit), -np.logaddexp(0.0, logit)
-
-
-def bernoulli_entropy(logit) -> float:
-    """Mean binary entropy (bits) of ``p = expit(logit)``.
-
-    The annealing stops when it falls below epsilon (ICML 2006 Table 1 "while S(p) > eps"); as in
-    the authors' SVMlin code the entropy is averaged over the unlabeled points and in bits, so
-    epsilon does not depend on u.
-    """
-    x = np.asarray(logit, dtype=np.float64)
-    lp, lq = _log_pq(x)
-    p, q = expit(x), expit(-x)
-    return float(-np.mean(p * lp + q * lq) / _LN2)
-
-
-def bernoulli_kl(logit_new, logit_old) -> float:
-    """Mean KL divergence (bits) ``KL(p_new || p_old)`` between independent Bernoullis.
-
-    The inner alternation stops when it falls below epsilon (ICML 2006 Table 1 "while
-    KL(p, q) > eps", q the previous p); averaged per point and in bits like the entropy.
-    """
-    xn = np.asarray(logit_new, dtype=np.float64)
-    xo = np.asarray(logit_old, dtype=np.float64)
-    lpn, lqn = _log_pq(xn)
-    lpo, lqo = _log_pq(xo)
-    kl = expit(xn) * (lpn - lpo) + expit(-xn) * (lqn - lqo)
-    return float(max(np.mean(kl), 0.0) / _LN2)
 
 
 # ----------------------------------------------------------------------------
@@ -207,12 +100,12 @@ class _SqrStep:
 
 
 class _DuplicatedStep:
-    """Shared set-up of the l2 / l1 f-steps: each unlabeled point appears twice.
+    """Shared set-up of the l2 / l1 f-steps: each unlabeled point carries two loss terms.
 
     JMLR 2008 Sec. 3.3 item 1: "each unlabeled example contributes two loss terms weighted by
     C* p_i and C* (1 - p_i)" -- copy one with label +1 and cost C* p_j, copy two with label -1
-    and cost C* (1 - p_j). The duplicated training set has ``n + u`` rows; its Gram matrix is
-    formed once. The expansion coefficients of the two copies of a point add up.
+    and cost C* (1 - p_j). The duplicated training set has ``n + u`` rows, ``idx`` maps each to
+    its point; the expansion coefficients of the two copies of a point add up.
     """
 
     def __init__(self, K, y_pm, labeled, C, C_star):
@@ -221,7 +114,6 @@ class _DuplicatedStep:
         self.unl = np.flatnonzero(~labeled)
         self.idx = np.concatenate([np.arange(n), self.unl])
         self.K = K
-        self.Kd = K[np.ix_(self.idx, self.idx)]
         self.yd = np.concatenate([np.where(labeled, y_pm, 1.0), -np.ones(self.unl.size)])
         self.base_cost = np.where(labeled, C, 0.0)
         self.C_star = C_star
@@ -243,22 +135,27 @@ class _DuplicatedStep:
 
 class _L2Step(_DuplicatedStep):
     """Quadratic-hinge f-step: primal finite Newton (ICML 2006 Sec. 3.1, "SVM with quadratic hinge
-    loss"; Keerthi & DeCoste 2005; Chapelle 2007) via :func:`solvers._primal.kernel_newton` on the
-    duplicated set, warm-started from the previous solution ("seeding", ICML 2006)."""
+    loss"; Keerthi & DeCoste 2005; Chapelle 2007), warm-started from the previous solution
+    ("seeding", ICML 2006).
+
+    :func:`solvers._pooled_newton.kernel_newton_terms` runs it on the points with the two terms
+    of an unlabeled point pooled in each Newton system: the iterates of
+    :func:`solvers._primal.kernel_newton` on the duplicated set (collapsed), with systems of at
+    most n rows instead of n + u.
+    """
 
     def __init__(self, K, y_pm, labeled, C, C_star, tol, max_iter):
         super().__init__(K, y_pm, labeled, C, C_star)
         self.tol, self.max_iter = tol, max_iter
-        self.beta_d = None
+        self.beta = None
         self.b = None
 
     def solve(self, p, beta0=None, b0=None):
-        res = kernel_newton(self.Kd, self.yd, self.costs(p), beta0=self.beta_d, b0=self.b, tol=self.tol,
-                            max_iter=self.max_iter)
-        self.beta_d, self.b = res.coef, float(res.intercept)
+        res = kernel_newton_terms(self.K, self.idx, self.yd, self.costs(p), beta0=self.beta, b0=self.b,
+                                  tol=self.tol, max_iter=self.max_iter)
+        self.beta, self.b = res.coef, float(res.intercept)
         self.n_factorizations += res.n_inner_iter
-        beta = self.collapse(res.coef)
-        return beta, self.b, self.K @ beta + self.b, res.n_iter
+        return res.coef, self.b, res.outputs, res.n_iter
 
 
 class _L1Step(_DuplicatedStep):
@@ -275,6 +172,7 @@ class _L1Step(_DuplicatedStep):
 
     def __init__(self, K, y_pm, labeled, C, C_star, svc_tol):
         super().__init__(K, y_pm, labeled, C, C_star)
+        self.Kd = K[np.ix_(self.idx, self.idx)]  # the duplicated set's Gram matrix, formed once
         self.svc_tol = svc_tol
 
     def solve(self, p, beta0=None, b0=None):
@@ -298,53 +196,6 @@ class _L1Step(_DuplicatedStep):
 # ----------------------------------------------------------------------------
 # the estimator
 # ----------------------------------------------------------------------------
-
-class _AnnealingParams:
-    """Parameter checks shared by :class:`DA` and :class:`solvers.grad_da.GradDA`."""
-
-    _losses_allowed = ("l1", "l2", "sqr")
-
-    def _check_annealing_params(self):
-        if self.loss not in self._losses_allowed:
-            raise ValueError(f"loss must be one of {self._losses_allowed} for {type(self).__name__}, "
-                             f"got {self.loss!r}")
-        check_positive(self.T0, "T0")
-        if self.T_fixed is not None:
-            check_positive(self.T_fixed, "T_fixed")
-        if check_positive(self.R, "R") <= 1.0:
-            raise ValueError(f"R (the annealing rate, T <- T / R) must be > 1, got {self.R!r}")
-        check_positive(self.epsilon, "epsilon")
-        _check_int(self.max_anneal, "max_anneal", 1)
-        if self.T_scale not in ("C_star", "absolute"):
-            raise ValueError(f"T_scale must be 'C_star' or 'absolute', got {self.T_scale!r}")
-        if self.select not in ("best", "last"):
-            raise ValueError(f"select must be 'best' or 'last', got {self.select!r}")
-        check_positive(self.tol, "tol")
-        _check_int(self.max_iter, "max_iter", 1)
-
-    def _resolve(self, y_pm, labeled):
-        """C* (None -> C), r (None -> estimated from the labeled points) and the first temperature."""
-        C_star = float(self.C if self.C_star is None else self.C_star)
-        r = check_r(estimate_r(y_pm[labeled]) if self.r is None else self.r)
-        scale = C_star if self.T_scale == "C_star" else 1.0
-        T_start = float(self.T_fixed if self.T_fixed is not None else self.T0) * scale
-        return C_star, r, T_start
-
-
-def s3vm_objective(reg, outputs, y_pm, labeled, C, C_star, k_pos, loss):
-    """S3VM objective (JMLR 2008 eq. 1, loss V) of a model with the balanced labeling it induces.
-
-    The unlabeled points are labeled by thresholding their outputs so that exactly ``k_pos`` are
-    positive (constraint 3) -- the labels DA finally returns; the model itself is not retrained.
-    ``reg`` is ``1/2 ||f||^2`` (``1/2 beta^T K beta = 1/2 beta . (outputs - b)`` in a kernel
-    expansion).
-    """
-    V = LOSSES[loss]
-    unl = ~labeled
-    y_u = threshold_to_count(outputs[unl], k_pos)
-    return (float(reg) + C * float(np.sum(V(y_pm[labeled] * outputs[labeled]).value))
-            + C_star * float(np.sum(V(y_u * outputs[unl]).value)))
-
 
 class DA(_AnnealingParams, BaseS3VM):
     """Deterministic annealing S3VM, alternating minimization (ICML 2006 Table 1; JMLR 2008 Alg. 2).
@@ -385,7 +236,7 @@ class DA(_AnnealingParams, BaseS3VM):
         Fraction of positive unlabeled points (balance constraint, ICML eq. 5); None estimates it
         from the labeled points (JMLR 2008 Sec. 5.4.5).
     loss : {"l2", "l1", "sqr"}, default="l2"
-        ``max(0, 1 - t)^2`` (quadratic hinge: finite Newton on the duplicated set), ``max(0,
+        ``max(0, 1 - t)^2`` (quadratic hinge: finite Newton, the two terms of a point pooled), ``max(0,
         1 - t)`` (hinge: libsvm dual with per-example weights), ``(1 - t)^2`` (RLS: closed form,
         one Cholesky per fit).
     T0 : float, default=10.0
@@ -409,7 +260,7 @@ class DA(_AnnealingParams, BaseS3VM):
     select : {"best", "last"}, default="best"
         Return the best solution on the path (ICML 2006) or the last one (JMLR 2008 Alg. 2).
     tol : float, default=1e-9
-        Newton-decrement tolerance of the l2 f-step (:func:`solvers._primal.kernel_newton`).
+        Newton-decrement tolerance of the l2 f-step (:func:`solvers._pooled_newton.kernel_newton_terms`).
     max_iter : int, default=100
         Newton steps per l2 f-step at most.
     svc_tol : float, default=1e-3

@@ -4,7 +4,7 @@ Chapelle, Sindhwani, Keerthi, JMLR 2008, Sec. 3.3 item 2 ("Gradient Methods") an
 
 At temperature T the DA objective (JMLR 2008 eq. 7 minus T times the entropy, see
 :mod:`solvers.da`) is minimized over p in closed form -- ``p*(w, b)`` of eq. (8), the balance
-multiplier nu from :func:`solvers.da.solve_nu` -- which leaves the smooth function of eq. (9)::
+multiplier nu from :func:`solvers._annealing.solve_nu` -- which leaves the smooth function of eq. (9)::
 
     S(w, b) = min_{p : mean(p) = r} I''(w, b, p; T)
             = 1/2 ||w||^2 + C sum_lab V(y_i o_i)
@@ -42,7 +42,7 @@ from scipy.special import expit
 from ._balance import n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import kernel_pca_map
-from .da import LOSSES, _AnnealingParams, _log_pq, bernoulli_entropy, s3vm_objective, solve_nu
+from ._annealing import LOSSES, _AnnealingParams, _log_pq, bernoulli_entropy, s3vm_objective, solve_nu
 
 __all__ = ["GradDA", "smoothed_objective"]
 
@@ -84,7 +84,7 @@ def smoothed_objective(w, b, Z, y_pm, labeled, *, C, C_star, T, r, loss="l2"):
     value : float
     grad_w : ndarray, shape (d,)
     grad_b : float
-    root : solvers.da.NuRoot
+    root : solvers._annealing.NuRoot
         ``p*`` and nu at (w, b).
     """
     w = np.asarray(w, dtype=np.float64)
@@ -116,7 +116,7 @@ class GradDA(_AnnealingParams, BaseS3VM):
 
     JMLR 2008 Alg. 2 returns the last (w_T, b_T) (``select="last"``, the default); footnote 6
     notes that the ICML 2006 DA returns the best solution on the path instead, available as
-    ``select="best"`` (S3VM objective with the balanced labeling, see :func:`solvers.da.s3vm_objective`).
+    ``select="best"`` (S3VM objective with the balanced labeling, see :func:`solvers._annealing.s3vm_objective`).
     As for :class:`solvers.da.DA` the balance enters through p (``mean(p) = r``) and the bias of
     the returned model is shifted so that exactly round(u r) unlabeled outputs are positive
     (``balance = "threshold"``; ``info["bias_shift"]``).
