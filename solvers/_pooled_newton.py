@@ -15,7 +15,7 @@ active terms the loss of a point i is a sum of quadratics in its output f_i, whi
     C_i = sum_j c_j,   ybar_i = sum_j c_j y_j / C_i,
 
 so the Newton point solves :func:`solvers._primal._newton_point` on the distinct points of S
-(at most n rows; about (1961 / 1098)^3 = 5.7 times fewer flops on that Coil6 problem). The
+(at most n rows: at least (1961 / 1098)^3 = 5.7 times fewer flops on that Coil6 problem). The
 regularizer depends on the coefficients only through their sum over a point's copies
 (``beta_d^T K_d beta_d = beta^T K beta`` with ``beta`` the collapsed coefficients), so in exact
 arithmetic the iterates, support sets, line-search steps and stopping decisions are those of

@@ -52,7 +52,8 @@ __all__ = ["DA", "NuRoot", "solve_nu", "bernoulli_entropy", "bernoulli_kl", "s3v
 
 #: Per-copy costs below this fraction of C* are dropped from the weighted f-step: p_j < 1e-14
 #: changes the objective by less than 4e-14 C* per point but would put a diagonal of 1/(2c) ~ 1e13
-#: into the Newton systems (and keep that copy as a support vector forever).
+#: into the Newton systems when that copy is its point's only active term (and keep it active
+#: forever).
 _COST_FLOOR = 1e-14
 
 
@@ -155,7 +156,9 @@ class _L2Step(_DuplicatedStep):
                                   tol=self.tol, max_iter=self.max_iter)
         self.beta, self.b = res.coef, float(res.intercept)
         self.n_factorizations += res.n_inner_iter
-        return res.coef, self.b, res.outputs, res.n_iter
+        # Outputs recomputed from the coefficients (not the solver's running update), as
+        # decision_function will compute them.
+        return res.coef, self.b, self.K @ res.coef + self.b, res.n_iter
 
 
 class _L1Step(_DuplicatedStep):

@@ -137,6 +137,33 @@ def test_sqr_reuses_one_factorization():
     assert b == pytest.approx(sol[n], rel=1e-8, abs=1e-10)
 
 
+def test_l2_step_is_seeded_and_drops_tiny_costs(monkeypatch):
+    # ICML 2006 Sec. 3.1 "seeding": each l2 f-step starts from the previous solution; a copy whose
+    # cost C* p_j is below the floor (1e-14 C*) is no term at all.
+    import solvers.da as da
+
+    ds = two_moons(3, n_unlabeled=40)
+    X, y, r = _semi(ds)
+    calls = []
+    real = da.kernel_newton_terms
+    monkeypatch.setattr(da, "kernel_newton_terms",
+                        lambda K, point, yd, cost, beta0=None, b0=None, **kw:
+                        (calls.append((beta0, b0, cost.copy())), real(K, point, yd, cost, beta0, b0, **kw))[1])
+    m = DA(sigma=0.5, C=10.0, loss="l2", r=r, T_fixed=1e-3).fit(X, y)
+    assert len(calls) == m.binary_fits_[0].n_iter > 2
+    assert calls[0][0] is None and calls[0][1] is None
+    assert all(beta0 is not None and np.isfinite(b0) for beta0, b0, _ in calls[1:])
+    K = gaussian_kernel(X, sigma=0.5)
+    labeled = y != -1
+    y_pm = np.where(labeled, np.where(y == 1, 1.0, -1.0), 0.0)
+    step = da._L2Step(K, y_pm, labeled, 10.0, 2.0, 1e-9, 100)
+    p = np.full((~labeled).sum(), 0.5)
+    p[0], p[1] = 1e-15, 1.0 - 1e-16  # one copy each under the floor
+    c = step.costs(p)
+    n = K.shape[0]
+    assert c[step.unl[0]] == 0.0 and c[n + 1] == 0.0 and c[n] > 0.0 and c[step.unl[1]] > 0.0
+
+
 @pytest.mark.parametrize("loss,C_star", [("l1", 10.0), ("l2", 0.1)])
 def test_two_moons_beats_svm_and_meets_balance(loss, C_star):
     """sigma = 0.5, C = 10 (JMLR 2008 Table 5). DA(l2) with C* = C never beat the SVM on 40

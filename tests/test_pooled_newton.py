@@ -52,6 +52,12 @@ def test_iterates_are_kernel_newton_on_the_duplicated_set(seed, floor, sigma):
         assert got.intercept == pytest.approx(ref.intercept, rel=1e-9, abs=1e-10)
         assert got.objective == pytest.approx(ref.objective, rel=1e-12)
     assert ref.stop_reason == "support_set_stable" and ref.n_iter >= 4 and not ref.support.all()
+    # A start far from the optimum (every term of one sign inactive at first).
+    ref_b = kernel_newton(Kd, yd, cost, b0=5.0)
+    got_b = kernel_newton_terms(K, point, yd, cost, b0=5.0)
+    assert (got_b.n_iter, got_b.stop_reason) == (ref_b.n_iter, ref_b.stop_reason) and ref_b.n_iter > 2
+    assert got_b.objective == pytest.approx(ref_b.objective, rel=1e-12)
+    assert got_b.objective == pytest.approx(ref.objective, rel=1e-9)
     # Warm start (DA's seeding from the previous f-step) with new costs.
     cost2 = cost.copy()
     cost2[n:] *= 0.5
