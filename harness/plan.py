@@ -6,10 +6,17 @@ compute time of the missing ones from the *measured* fit times of cached cells:
 
 1. the median ``fit_seconds`` of the cached cells of the same protocol, data set, solver,
    parameters and settings at other splits (the same job on other data splits);
-2. else the median over the cached cells of the same protocol, data set and solver (other
+2. else the median over the cache's files of the same job run by earlier code (cells a change
+   of the solver's code re-keyed: the same problem, a measurement of an older version; what
+   keeps the heavy settings of a re-keyed solver from being estimated at its ordinary ones),
+   times the speed of the current code relative to the earlier one: the median ratio of the
+   current to the earlier median over the jobs of that data set and solver measured by both
+   (else of that solver on any data set; else 1);
+3. else the median over the cached cells of the same protocol, data set and solver (other
    parameters: a rougher guess);
-3. else the median over every cached cell of that data set and solver, whatever the table;
-4. else no estimate (the cell is counted as "unestimated").
+4. else the median over every file in the cache of that data set and solver, whatever the
+   table or code version;
+5. else no estimate (the cell is counted as "unestimated").
 
 Estimates are core-seconds of ``fit`` (one BLAS thread per cell, as the grid runs them), not
 wall time: on ``k`` cores a run takes about their sum over ``k`` when the cells are many and
@@ -52,17 +59,62 @@ def _job(cell) -> tuple:
             json.dumps(cell.settings, sort_keys=True, default=str), json.dumps(cell.split_kwargs, sort_keys=True))
 
 
-def _fallback_medians(cache_dir: Path) -> dict:
-    """Median fit seconds per (data set, solver) over the whole cache."""
-    seen = defaultdict(list)
+def _settings_job(protocol, dataset, solver, params, kernel, sigma, C, C_star, r_mode) -> tuple:
+    """What a cache file records of a cell's job (C* None means C* = C, as ProtocolSettings has it)."""
+    def num(x):
+        return None if x is None else float(f"{float(x):.12g}")
+
+    return (protocol, dataset, solver, json.dumps(params or {}, sort_keys=True, default=str), kernel, num(sigma),
+            num(C), num(C if C_star is None else C_star), r_mode)
+
+
+def _cell_settings_job(cell) -> tuple:
+    s = cell.settings
+    return _settings_job(cell.protocol, cell.dataset, cell.solver, cell.params, s.get("kernel"), s.get("sigma"),
+                         s.get("C"), s.get("C_star"), s.get("r_mode"))
+
+
+def _fallback_medians(cache_dir: Path, current: set) -> tuple[dict, dict]:
+    """Median fit seconds over the files of the cache: per job (:func:`_settings_job`) over the
+    runs of earlier code (files not under a key in ``current``), and per (data set, solver)
+    over all runs.
+
+    A run copied to a new key (:meth:`harness.grid.ResultCache.lookup`) is one measurement, of
+    the current code if either copy is under a current key.
+    """
+    runs = {}
     for p in Path(cache_dir).glob("*/*.json"):
         try:
             row = json.loads(p.read_text())
         except (OSError, json.JSONDecodeError):
             continue
-        if row.get("fit_seconds") is not None:
-            seen[(row.get("dataset"), row.get("solver"))].append(float(row["fit_seconds"]))
-    return {k: statistics.median(v) for k, v in seen.items()}
+        if row.get("fit_seconds") is None:
+            continue
+        job = _settings_job(row.get("protocol"), row.get("dataset"), row.get("solver"), row.get("params"),
+                            row.get("kernel"), row.get("sigma"), row.get("C"), row.get("C_star"), row.get("r_mode"))
+        run = (job, row.get("split"), row.get("timestamp"), float(row["fit_seconds"]))
+        runs[run] = runs.get(run, False) or p.stem in current
+    by_job, by_solver = defaultdict(list), defaultdict(list)
+    for (job, _, _, seconds), is_current in runs.items():
+        if not is_current:
+            by_job[job].append(seconds)
+        by_solver[(job[1], job[2])].append(seconds)
+    return ({k: statistics.median(v) for k, v in by_job.items()},
+            {k: statistics.median(v) for k, v in by_solver.items()})
+
+
+def _speed_ratios(same_job: dict, stale: dict, job_of: dict) -> tuple[dict, dict]:
+    """Current over earlier code's median fit time, median over the jobs both measured: per
+    (data set, solver) and per solver."""
+    per, per_solver = defaultdict(list), defaultdict(list)
+    for job, times in same_job.items():
+        old = stale.get(job_of.get(job))
+        if old:
+            ratio = statistics.median(times) / old
+            per[(job[1], job[2])].append(ratio)
+            per_solver[job[2]].append(ratio)
+    return ({k: statistics.median(v) for k, v in per.items()},
+            {k: statistics.median(v) for k, v in per_solver.items()})
 
 
 def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None):
@@ -77,7 +129,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR)
     external, specs = split_keys(keys, datasets, solvers)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
-    same_job, same_solver = defaultdict(list), defaultdict(list)
+    same_job, same_solver, job_of = defaultdict(list), defaultdict(list), {}
     for spec in specs:
         planned, _ = build_cells(spec, quick=quick, n_splits=n_splits)
         by_dataset = {}
@@ -101,18 +153,26 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
                 done_keys.add(key)
                 if hit.get("fit_seconds") is not None:
                     same_job[_job(p.cell)].append(float(hit["fit_seconds"]))
+                    job_of[_job(p.cell)] = _cell_settings_job(p.cell)
                     same_solver[(p.cell.protocol, p.dataset, p.cell.solver)].append(float(hit["fit_seconds"]))
         rows.extend(by_dataset.values())
     fallback = None
     estimate = {}
     for key, cell in missing_cells.items():
-        got = same_job.get(_job(cell)) or same_solver.get((cell.protocol, cell.dataset, cell.solver))
+        got = same_job.get(_job(cell))
         if got:
             estimate[key] = statistics.median(got)
             continue
         if fallback is None:
-            fallback = _fallback_medians(cache.directory)
-        estimate[key] = fallback.get((cell.dataset, cell.solver))
+            fallback = _fallback_medians(cache.directory, done_keys)
+            ratios = _speed_ratios(same_job, fallback[0], job_of)
+        stale = fallback[0].get(_cell_settings_job(cell))
+        if stale is not None:
+            ratio = ratios[0].get((cell.dataset, cell.solver), ratios[1].get(cell.solver, 1.0))
+            estimate[key] = stale * ratio
+            continue
+        got = same_solver.get((cell.protocol, cell.dataset, cell.solver))
+        estimate[key] = statistics.median(got) if got else fallback[1].get((cell.dataset, cell.solver))
     for row in rows:
         for key in row.missing_keys:
             if estimate.get(key) is None:

@@ -495,6 +495,35 @@ def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_pat
                      "by_solver": {"bb": pytest.approx(3.0)}}
 
 
+def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measured_speed_ratio(tmp_path, monkeypatch):
+    from harness.grid import ResultCache
+    from harness.plan import plan
+    from harness.reproduce import build_cells
+
+    spec = dataclasses.replace(_toy_spec(), configs=(Config("A", "bb"), Config("B", "bb", {"heavy": True})))
+    monkeypatch.setitem(SPECS, "nips2006-table1", spec)
+    cells = [p.cell for p in build_cells(spec, n_splits=3)[0]]
+    a0 = next(c for c in cells if not c.params and c.split == 0)
+    cache = ResultCache(tmp_path)
+
+    def run(cell, seconds, stamp, key=None):  # a run's row; under another key: run by earlier code
+        s = cell.settings
+        row = {"status": "done", "fit_seconds": seconds, "protocol": cell.protocol, "dataset": cell.dataset,
+               "solver": cell.solver, "params": cell.params, "split": cell.split, "timestamp": stamp,
+               "kernel": s["kernel"], "sigma": s["sigma"], "C": s["C"], "r_mode": s["r_mode"],
+               "C_star": s["C"] if s["C_star"] is None else s["C_star"]}
+        cache.put(key or f"{seconds:032.0f}", row)
+
+    run(a0, 1.0, "t0", a0.key())  # job A by the current code
+    run(a0, 2.0, "t1")  # job A took 2 s with the earlier code: the current one is 2x faster
+    for split, seconds in ((0, 100.0), (1, 300.0)):  # the heavy job B was only run by earlier code
+        run(next(c for c in cells if c.params and c.split == split), seconds, f"t{split + 2}")
+    (row,), _, total = plan(["nips2006-table1"], n_splits=3, cache_dir=tmp_path)
+    assert (row.cells, row.cached, row.missing) == (6, 1, 5)
+    # A's two missing splits: 1 s each (the same job, current code); B's three: median 200 s x 1/2.
+    assert total["est_seconds"] == pytest.approx(2 * 1.0 + 3 * 100.0) and total["unestimated"] == 0
+
+
 # ------------------------------------------------------------------------------ stored optima column
 def _stored_spec(**kw):
     from harness.specs import TableSpec
