@@ -229,7 +229,7 @@ def _reproduce(args) -> int:
 
         try:
             rows, external, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-                                         solvers=args.solvers, cache_dir=args.cache)
+                                         solvers=args.solvers, cache_dir=args.cache, results=args.results)
         except (ValueError, TypeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -365,7 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--cache", help="cell cache folder (default: the project's results/cache, also when "
                          "--reports points elsewhere)")
     rp.add_argument("--results", help="tidy results table, CSV or gzip-compressed CSV (*.csv.gz; default "
-                    "reports/runs.csv.gz)")
+                    "the reports folder's runs.csv.gz): the rows go there, and a cell whose row there carries "
+                    "its current key is read from it, not rerun")
     rp.add_argument("--reports", help="reports folder (default reports/)")
     rp.add_argument("--no-progress", dest="no_progress", action="store_true", help="no progress bar")
     rp.set_defaults(func=_reproduce)

@@ -402,10 +402,24 @@ def _execute_pair(cell, time_limit, env):
 
 
 class ResultCache:
-    """One JSON file per cell key under ``directory``; writes are atomic (temp file + rename)."""
+    """One JSON file per cell key under ``directory``; writes are atomic (temp file + rename).
 
-    def __init__(self, directory):
+    Parameters
+    ----------
+    directory : path
+        The cache folder (created on the first write).
+    table : path, optional
+        A results table (:mod:`harness.results`, e.g. the shipped ``reports/runs.csv.gz``) whose
+        successful rows answer for the cells missing from the folder: a row whose ``cell_key`` is
+        the cell's key was computed by the same code (up to comments), parameters, settings and
+        split. The cache folder is not versioned and a fresh clone starts without it; the table
+        is, so the rows of the committed run are not recomputed.
+    """
+
+    def __init__(self, directory, table=None):
         self.directory = Path(directory)
+        self.table = None if table is None else Path(table)
+        self._table_rows = None
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -423,7 +437,8 @@ class ResultCache:
         """The cached row of ``cell`` (``key``: its :meth:`Cell.key`, if already computed), or None.
 
         A cell cached before keys skipped comments and docstrings is found under
-        :func:`legacy_cell_key`; with ``migrate`` it is then copied to its current key (the
+        :func:`legacy_cell_key`, and a cell missing from the folder in :attr:`table` (under
+        either key); with ``migrate`` it is then copied to its current key (the
         legacy file stays: a checkout of older code still reads it). The legacy key hashes the
         files as they are now, so it finds only cells whose source is byte for byte unchanged
         since they ran: after the first comment edit the cells not yet copied are orphaned. Copy
@@ -435,12 +450,35 @@ class ResultCache:
         if hit is None:
             old = legacy_cell_key(cell)
             hit = self.get(old) if old != key else None
+            if hit is None:
+                hit = self.from_table(key) or (self.from_table(old) if old != key else None)
             if hit is not None and migrate:
                 try:
                     self.put(key, hit)
                 except OSError:
                     pass  # a read-only cache: the row is still returned, found under its old key
         return hit
+
+    def from_table(self, key: str) -> dict | None:
+        """The successful row of :attr:`table` stored under ``key``, as a cache row (or None)."""
+        if self.table is None:
+            return None
+        if self._table_rows is None:
+            from .results import read_results_text
+
+            try:
+                table = read_results_text(self.table)
+            except Exception as exc:
+                raise ValueError(f"cannot read the results table {self.table} ({exc}); restore it "
+                                 "(git checkout -- reports/runs.csv.gz) or name another one") from exc
+            done = table[table["status"] == "done"] if "status" in table else table.iloc[:0]
+            self._table_rows = dict(zip(done["cell_key"], done.to_dict("records"))) if len(done) else {}
+        record = self._table_rows.get(key)
+        if record is None:
+            return None
+        from .results import row_from_table
+
+        return row_from_table(record)
 
     def put(self, key: str, row: dict) -> None:
         if row.get("status") != "done":
@@ -495,7 +533,7 @@ def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
 
 
 def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", scheduler=None,
-              time_limit: float | None = None, progress: bool = True) -> list[dict]:
+              time_limit: float | None = None, progress: bool = True, table=None) -> list[dict]:
     """Run the cells not in the cache; return one row per cell, in the order of ``cells``.
 
     Parameters
@@ -514,6 +552,8 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
         dask worker the limit cannot interrupt the solver, and the row says so).
     progress : bool
         tqdm progress bar (cells done, failures, ETA).
+    table : path, optional
+        Results table whose rows count as cached (:class:`ResultCache`).
 
     Returns
     -------
@@ -525,7 +565,7 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
         raise TypeError("cells must be harness.grid.Cell instances")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
-    cache = ResultCache(cache_dir)
+    cache = ResultCache(cache_dir, table=table)
     keys = [c.key() for c in cells]
     rows: dict[str, dict] = {}
     for cell, key in zip(cells, keys):

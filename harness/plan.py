@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .grid import ResultCache
-from .reproduce import DEFAULT_CACHE_DIR, build_cells, split_keys
+from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, split_keys
 
 __all__ = ["PlanRow", "plan", "format_plan"]
 
@@ -117,16 +117,18 @@ def _speed_ratios(same_job: dict, stale: dict, job_of: dict) -> tuple[dict, dict
             {k: statistics.median(v) for k, v in per_solver.items()})
 
 
-def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None):
+def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
+         results=None):
     """Plan of the tables ``keys`` (spec keys; external tables are left out and returned apart).
 
     ``quick``, ``n_splits``, ``datasets`` and ``solvers`` select cells as :func:`harness.reproduce.reproduce`
-    does. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in
+    does; a cell counts as cached when the cache folder or the results table ``results`` (default
+    the shipped ``reports/runs.csv.gz``) holds it under its current key. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in
     table order, the external table keys not planned here, and a dict with the totals over
     distinct cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``, and
     ``by_solver``: the estimated seconds of the missing cells per solver, largest first).
     """
-    cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR)
+    cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR, table=results or REPORTS_DIR / "runs.csv.gz")
     external, specs = split_keys(keys, datasets, solvers)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver, job_of = defaultdict(list), defaultdict(list), {}

@@ -711,6 +711,9 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     re-keyed its cells); the external tables, whose cells run every method at once, are then
     written from what they have stored and not run. ``run=False`` runs nothing: the reports are
     written from the cache alone (after an interrupted run, or a change to the report writer).
+    The results table ``results`` (default ``reports_dir/runs.csv.gz``, the shipped table) is read
+    back too: a cell whose row there carries its current key is copied into the cache instead of
+    rerun, so a fresh clone, which has no cache, starts from the committed run.
     Returns ``{key: [ReportCell, ...]}``.
     """
     from .results import environment_info
@@ -748,9 +751,9 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
         echo(f"{spec.key}: {len(run_now)} cells to run or read"
              + (f", {len(skipped)} (row, column) pairs skipped" if skipped else ""))
         got = run_cells([p.cell for p in run_now], cache_dir, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
-                        time_limit=time_limit, progress=progress) if run_now else []
+                        time_limit=time_limit, progress=progress, table=results) if run_now else []
         by_id = {id(p): r for p, r in zip(run_now, got)}
-        cache = ResultCache(cache_dir)
+        cache = ResultCache(cache_dir, table=results)
         hits = {id(p): cache.lookup(p.cell) for p in planned if id(p) not in by_id}
         planned = [p for p in planned if id(p) in by_id or hits[id(p)] is not None]
         rows = [by_id.get(id(p)) or hits[id(p)] | {"cached": True, "cell_key": p.cell.key(), "experiment": spec.key}

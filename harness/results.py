@@ -36,7 +36,7 @@ try:
 except ImportError:  # Windows: no advisory locks; concurrent writers are then the user's to avoid
     fcntl = None
 
-__all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "environment_info"]
+__all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "read_results_text", "row_from_table", "environment_info"]
 
 #: ``validation_error`` is filled by protocol "icml2006" cells only (ICML 2006 Sec. 4 selects parameters
 #: on a validation set, harness.icml2006); the other rows leave it empty.
@@ -94,6 +94,58 @@ def read_results(path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
+#: How :func:`row_from_table` reads each column back (the others are text).
+_INT_COLUMNS = ("split", "split_seed", "n_binary")
+_FLOAT_COLUMNS = ("sigma", "C", "C_star", "objective", "unlabeled_error", "test_error", "validation_error",
+                  "fit_seconds")
+
+
+def read_results_text(path) -> pd.DataFrame:
+    """The stored table with every cell as written: text, and ``""`` where empty (see :func:`row_from_table`).
+
+    Type inference would read a column of 64-bit split seeds with empty cells as floats and
+    round the seeds.
+    """
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def row_from_table(record: dict) -> dict:
+    """A row of the stored table (a :func:`read_results_text` record) as the grid's cache holds it.
+
+    The inverse of how :func:`replace_rows` writes a row: empty cells become None, ``params``
+    is parsed back from its JSON, the integer and float columns are numbers again (floats
+    exactly: pandas writes them with ``repr``) and ``balance_exact`` a bool; ``cell_key`` is
+    dropped (the cache files a row under its key).
+    """
+    row = {}
+    for col in COLUMNS:
+        if col == "cell_key" or col not in record:
+            continue
+        v = record[col]
+        if v is None or v == "" or (isinstance(v, float) and math.isnan(v)):
+            row[col] = None
+        elif col == "params":
+            row[col] = json.loads(v) if isinstance(v, str) else dict(v)
+        elif col in _INT_COLUMNS:
+            try:
+                row[col] = int(v)
+            except ValueError:
+                # Tables written before the seeds were kept exact hold them as rounded floats:
+                # such a seed is unknown, not the rounded value.
+                f = float(v)
+                row[col] = int(f) if f.is_integer() and abs(f) < 2**53 else None
+        elif col in _FLOAT_COLUMNS:
+            row[col] = float(v)
+        elif col == "balance_exact":
+            row[col] = str(v) == "True"
+        else:
+            row[col] = str(v)
+    return row
+
+
 @contextlib.contextmanager
 def _locked(path: Path):
     """Hold an exclusive lock on ``path``'s sidecar lock file for one read-merge-write."""
@@ -109,12 +161,18 @@ def _locked(path: Path):
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    # Python objects, not inferred dtypes: a column of 63-bit split seeds with empty cells would
+    # become float64 and be written rounded (the stored rows are merged as text for the same reason).
+    return pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS, dtype=object)
+
+
 def append_rows(path, rows: list[dict]) -> pd.DataFrame:
     """Append ``rows`` to the CSV at ``path`` atomically; returns the rows as written."""
     path = Path(path)
-    new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
+    new = _frame(rows)
     with _locked(path):
-        old = read_results(path)
+        old = read_results_text(path)
         _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
     return new
 
@@ -145,9 +203,9 @@ def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
     produced it, and earlier code versions' results stay in the git history, not in the table.
     """
     path = Path(path)
-    new = pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS)
+    new = _frame(rows)
     with _locked(path):
-        old = read_results(path)
+        old = read_results_text(path)
         if not old.empty and "cell_key" in old:
             done = set(zip(new["cell_key"], new["experiment"]))
             same = set(_identity(new))

@@ -205,6 +205,57 @@ def test_legacy_cell_key_is_the_whole_file_key_and_old_cells_are_found(data_env,
     assert cache.get(cell.key())["objective"] == ref["objective"]
 
 
+@pytest.mark.parametrize("name", ["runs.csv", "runs.csv.gz"])
+def test_a_row_read_back_from_the_results_table_is_the_cached_row(data_env, tmp_path, name):
+    from harness.results import COLUMNS, read_results_text, row_from_table
+
+    # g50c's splits come with the data (no seed, no test set); a 64-bit seed in the same column
+    # must not be read back as a rounded float.
+    cells = [Cell("t", "g50c", "svm", 1), Cell("t", "2moons", "svm", 1, n_splits=3)]
+    rows = run_cells(cells, tmp_path / "cache", n_jobs=1, progress=False)
+    assert rows[0]["split_seed"] is None and rows[1]["split_seed"] > 2**53
+    store_rows(tmp_path / name, rows[1:])
+    store_rows(tmp_path / name, rows[:1])  # merged with the stored row, which must stay exact
+    records = read_results_text(tmp_path / name).to_dict("records")[::-1]
+    for cell, record in zip(cells, records):
+        cached = ResultCache(tmp_path / "cache").get(cell.key())
+        assert row_from_table(record) == {c: cached.get(c) for c in COLUMNS if c != "cell_key"}
+
+
+def test_cells_missing_from_the_cache_are_read_from_the_results_table(data_env, tmp_path, monkeypatch):
+    # A fresh clone has the shipped table but no cache folder: its rows are not rerun.
+    cells = _cells(solvers=("svm",), n=3)
+    ref = run_cells(cells, tmp_path / "ref", n_jobs=1, progress=False)
+    table = tmp_path / "runs.csv.gz"
+    store_rows(table, ref[:2])
+    # A row of the same cell run by other code carries another key and is not taken.
+    store_rows(table, [ref[2] | {"cell_key": "0" * 32, "experiment": "other"}])
+    calls = []
+    real = grid.execute_cell
+    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c), real(c, t))[1])
+    assert ResultCache(tmp_path / "c0", table=table).lookup(cells[0], migrate=False)["objective"] == \
+        ref[0]["objective"]
+    assert not (tmp_path / "c0").exists()  # migrate=False wrote nothing
+    rows = run_cells(cells, tmp_path / "cache", backend="sequential", progress=False, table=table)
+    assert calls == [cells[2]]
+    assert [r["cached"] for r in rows] == [True, True, False]
+    pd.testing.assert_frame_equal(_table(ref), _table(rows))
+    cache = ResultCache(tmp_path / "cache")
+    assert cache.get(cells[0].key())["objective"] == ref[0]["objective"]  # copied into the folder
+    assert cache.get(cells[0].key())["timestamp"] == ref[0]["timestamp"]  # with its provenance
+    # Without the table every cell runs.
+    calls.clear()
+    run_cells(cells, tmp_path / "cache2", backend="sequential", progress=False)
+    assert calls == cells
+
+
+def test_an_unreadable_results_table_is_a_clear_error(tmp_path):
+    table = tmp_path / "runs.csv.gz"
+    table.write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match="cannot read the results table"):
+        ResultCache(tmp_path / "cache", table=table).lookup(Cell("t", "2moons", "svm", 0))
+
+
 def test_solver_hash_ignores_comments_and_docstrings(tmp_path, monkeypatch):
     pkg = tmp_path / "docpkg"
     pkg.mkdir()

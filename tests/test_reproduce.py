@@ -255,7 +255,7 @@ def test_solvers_filter_runs_only_those_columns_and_reads_the_rest_from_the_cach
     first = {c.column: c for c in reproduce(["jmlr2008-table12"], solvers={"s3vm_light"}, **kw)["jmlr2008-table12"]}
     assert solvers_run == ["s3vm_light", "s3vm_light"]
     assert first["Annealing"].n == 2 and first["No annealing"].mean is None
-    (row,), _, _ = plan(["jmlr2008-table12"], solvers=["svm"], cache_dir=kw["cache_dir"])
+    (row,), _, _ = plan(["jmlr2008-table12"], solvers=["svm"], cache_dir=kw["cache_dir"], results=kw["results"])
     assert (row.cells, row.cached, row.missing) == (2, 0, 2)  # only the svm column is planned
     second = {c.column: c for c in reproduce(["jmlr2008-table12"], solvers={"svm"}, **kw)["jmlr2008-table12"]}
     assert solvers_run[2:] == ["svm", "svm"]  # the s3vm_light cells came from the cache
@@ -401,13 +401,36 @@ def test_cells_cached_under_their_whole_file_keys_are_read_planned_and_migrated(
         old = cache._path(legacy_cell_key(p.cell))
         old.parent.mkdir(exist_ok=True)
         cache._path(p.cell.key()).rename(old)
+    kw["results"].unlink()  # its rows would answer too (test below)
     assert all(cache.get(p.cell.key()) is None for p in planned) and len(calls) == 2
-    (row,), _, total = plan(["jmlr2008-table12"], cache_dir=kw["cache_dir"])
+    (row,), _, total = plan(["jmlr2008-table12"], cache_dir=kw["cache_dir"], results=kw["results"])
     assert (row.cached, row.missing) == (2, 0)
     assert all(cache.get(p.cell.key()) is None for p in planned)  # a plan writes nothing
     (again,) = reproduce(["jmlr2008-table12"], run=False, **kw)["jmlr2008-table12"]
     assert (again.n, again.mean, again.std) == (first.n, first.mean, first.std) and len(calls) == 2
     assert all(cache.get(p.cell.key()) == cache.get(legacy_cell_key(p.cell)) for p in planned)  # copied
+
+
+def test_a_fresh_clone_reads_the_committed_results_table_and_reruns_nothing(data_env, tmp_path, monkeypatch):
+    # The cache folder is not versioned: without it, the rows of the results table are the run.
+    import shutil
+
+    from harness.plan import plan
+
+    kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), n_splits=2)
+    (first,) = reproduce(["jmlr2008-table12"], **kw)["jmlr2008-table12"]
+    assert len(calls) == 2
+    shutil.rmtree(kw["cache_dir"])
+    (row,), _, _ = plan(["jmlr2008-table12"], cache_dir=kw["cache_dir"], results=kw["results"])
+    assert (row.cached, row.missing) == (2, 0)
+    (again,) = reproduce(["jmlr2008-table12"], **kw)["jmlr2008-table12"]
+    assert len(calls) == 2  # nothing rerun
+    assert (again.n, again.mean, again.std) == (first.n, first.mean, first.std)
+    assert len(list(kw["cache_dir"].glob("*/*.json"))) == 2  # copied back into the cache
+    # Another table (e.g. a scratch --results) does not hold them: they run.
+    shutil.rmtree(kw["cache_dir"])
+    reproduce(["jmlr2008-table12"], **(kw | {"results": tmp_path / "other.csv"}))
+    assert len(calls) == 4
 
 
 def test_split_kwargs_enter_the_cell_key_only_when_set():
@@ -457,7 +480,8 @@ def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_ti
     cache_dir = tmp_path / "cache"
     reproduce(["nips2006-table1"], quick=True, n_splits=1, reports_dir=tmp_path, cache_dir=cache_dir,
               results=tmp_path / "runs.csv", backend="sequential", progress=False, echo=lambda *a: None)
-    (row,), external, total = plan(["nips2006-table1", "icml2013-table2"], quick=True, cache_dir=cache_dir)
+    (row,), external, total = plan(["nips2006-table1", "icml2013-table2"], quick=True, cache_dir=cache_dir,
+                                    results=tmp_path / "runs.csv")
     assert external == ["icml2013-table2"]
     # 2 splits x 2 columns planned; BB split 0 is cached, the raising column was never cached.
     assert (row.cells, row.cached, row.missing) == (4, 1, 3)
@@ -467,13 +491,14 @@ def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_ti
     assert total == {"cells": 4, "cached": 1, "missing": 3, "est_seconds": pytest.approx(bb0["fit_seconds"]),
                      "unestimated": 2, "by_solver": {"bb": pytest.approx(bb0["fit_seconds"])}}
     # The CLI prints the same plan and runs nothing.
-    assert main(["reproduce", "nips2006-table1", "--quick", "--plan", "--cache", str(cache_dir)]) == 0
+    assert main(["reproduce", "nips2006-table1", "--quick", "--plan", "--cache", str(cache_dir),
+                 "--results", str(tmp_path / "runs.csv")]) == 0
     out = capsys.readouterr().out
     assert "nips2006-table1    two_moons" in out and "4 cells, 1 cached, 3 missing" in out
     assert "estimated compute by solver: bb " in out
     assert len(list(cache_dir.rglob("*.json"))) == 1
     with pytest.raises(ValueError, match="not a row"):
-        plan(["nips2006-table1"], datasets=["g50"], cache_dir=cache_dir)
+        plan(["nips2006-table1"], datasets=["g50"], cache_dir=cache_dir, results=tmp_path / "runs.csv")
 
 
 def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_path, monkeypatch):
@@ -488,7 +513,8 @@ def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_pat
     keys = [p.cell.key() for p in build_cells(one, n_splits=3)[0]]
     cache.put(keys[0], {"status": "done", "fit_seconds": 1.0})  # read by both tables
     cache.put(keys[1], {"status": "done", "fit_seconds": 5.0})
-    rows, _, total = plan(["nips2006-table1", "nips2006-table2"], n_splits=3, cache_dir=tmp_path)
+    rows, _, total = plan(["nips2006-table1", "nips2006-table2"], n_splits=3, cache_dir=tmp_path,
+                          results=tmp_path / "runs.csv")
     assert [(r.cells, r.cached, r.missing) for r in rows] == [(3, 2, 1), (1, 1, 0)]
     # Split 2 is estimated from the two measurements (median 3 s), not from split 0 counted twice (1 s).
     assert total == {"cells": 3, "cached": 2, "missing": 1, "est_seconds": pytest.approx(3.0), "unestimated": 0,
@@ -518,7 +544,7 @@ def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measu
     run(a0, 2.0, "t1")  # job A took 2 s with the earlier code: the current one is 2x faster
     for split, seconds in ((0, 100.0), (1, 300.0)):  # the heavy job B was only run by earlier code
         run(next(c for c in cells if c.params and c.split == split), seconds, f"t{split + 2}")
-    (row,), _, total = plan(["nips2006-table1"], n_splits=3, cache_dir=tmp_path)
+    (row,), _, total = plan(["nips2006-table1"], n_splits=3, cache_dir=tmp_path, results=tmp_path / "runs.csv")
     assert (row.cells, row.cached, row.missing) == (6, 1, 5)
     # A's two missing splits: 1 s each (the same job, current code); B's three: median 200 s x 1/2.
     assert total["est_seconds"] == pytest.approx(2 * 1.0 + 3 * 100.0) and total["unestimated"] == 0
