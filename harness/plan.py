@@ -74,26 +74,35 @@ def _cell_settings_job(cell) -> tuple:
                          s.get("C"), s.get("C_star"), s.get("r_mode"))
 
 
-def _fallback_medians(cache_dir: Path, current: set) -> tuple[dict, dict]:
-    """Median fit seconds over the files of the cache: per job (:func:`_settings_job`) over the
-    runs of earlier code (files not under a key in ``current``), and per (data set, solver)
-    over all runs.
+def _fallback_medians(cache_dir: Path, current: set, table=None) -> tuple[dict, dict]:
+    """Median fit seconds over the files of the cache and the rows of the results table
+    ``table``: per job (:func:`_settings_job`) over the runs of earlier code (files and rows not
+    under a key in ``current``), and per (data set, solver) over all runs.
 
-    A run copied to a new key (:meth:`harness.grid.ResultCache.lookup`) is one measurement, of
-    the current code if either copy is under a current key.
+    A run copied to a new key (:meth:`harness.grid.ResultCache.lookup`) or found both in the
+    cache and in the table is one measurement, of the current code if either copy is under a
+    current key.
     """
     runs = {}
-    for p in Path(cache_dir).glob("*/*.json"):
-        try:
-            row = json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
-        if row.get("fit_seconds") is None:
-            continue
+
+    def add(row, key):
+        if row.get("status", "done") != "done" or row.get("fit_seconds") is None:
+            return
         job = _settings_job(row.get("protocol"), row.get("dataset"), row.get("solver"), row.get("params"),
                             row.get("kernel"), row.get("sigma"), row.get("C"), row.get("C_star"), row.get("r_mode"))
         run = (job, row.get("split"), row.get("timestamp"), float(row["fit_seconds"]))
-        runs[run] = runs.get(run, False) or p.stem in current
+        runs[run] = runs.get(run, False) or key in current
+
+    for p in Path(cache_dir).glob("*/*.json"):
+        try:
+            add(json.loads(p.read_text()), p.stem)
+        except (OSError, json.JSONDecodeError):
+            continue
+    if table is not None:
+        from .results import read_results_text, row_from_table
+
+        for record in read_results_text(table).to_dict("records"):
+            add(row_from_table(record), record.get("cell_key"))
     by_job, by_solver = defaultdict(list), defaultdict(list)
     for (job, _, _, seconds), is_current in runs.items():
         if not is_current:
@@ -166,7 +175,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
             estimate[key] = statistics.median(got)
             continue
         if fallback is None:
-            fallback = _fallback_medians(cache.directory, done_keys)
+            fallback = _fallback_medians(cache.directory, done_keys, cache.table)
             ratios = _speed_ratios(same_job, fallback[0], job_of)
         stale = fallback[0].get(_cell_settings_job(cell))
         if stale is not None:

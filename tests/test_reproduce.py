@@ -521,8 +521,10 @@ def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_pat
                      "by_solver": {"bb": pytest.approx(3.0)}}
 
 
-def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measured_speed_ratio(tmp_path, monkeypatch):
-    from harness.grid import ResultCache
+@pytest.mark.parametrize("earlier_runs_in", ["cache", "table"])
+def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measured_speed_ratio(tmp_path, monkeypatch,
+                                                                                                earlier_runs_in):
+    from harness.grid import ResultCache, store_rows
     from harness.plan import plan
     from harness.reproduce import build_cells
 
@@ -538,7 +540,10 @@ def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measu
                "solver": cell.solver, "params": cell.params, "split": cell.split, "timestamp": stamp,
                "kernel": s["kernel"], "sigma": s["sigma"], "C": s["C"], "r_mode": s["r_mode"],
                "C_star": s["C"] if s["C_star"] is None else s["C_star"]}
-        cache.put(key or f"{seconds:032.0f}", row)
+        if key is None and earlier_runs_in == "table":  # e.g. a fresh clone: only the shipped table has them
+            store_rows(tmp_path / "runs.csv", [row | {"cell_key": f"{seconds:032.0f}", "experiment": "t"}])
+        else:
+            cache.put(key or f"{seconds:032.0f}", row)
 
     run(a0, 1.0, "t0", a0.key())  # job A by the current code
     run(a0, 2.0, "t1")  # job A took 2 s with the earlier code: the current one is 2x faster
