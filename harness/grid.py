@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import signal
-import tempfile
 import threading
 import time
 import traceback
@@ -483,16 +482,9 @@ class ResultCache:
     def put(self, key: str, row: dict) -> None:
         if row.get("status") != "done":
             raise ValueError("only successful cells are cached")
-        p = self._path(key)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                json.dump(row, fh, sort_keys=True, default=float)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        from ._atomic import atomic_write
+
+        atomic_write(self._path(key), json.dumps(row, sort_keys=True, default=float))
 
 
 def _iter_results(todo, n_jobs, backend, scheduler, time_limit):

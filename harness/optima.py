@@ -58,8 +58,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import os
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -70,6 +68,7 @@ import scipy.sparse as sp
 
 from solvers._primal import kernel_newton
 
+from ._atomic import atomic_write
 from .protocol import _gram
 from .reference_sets import REFERENCE_SETS, BinaryProblem, ReferenceSet, binary_problems, get_reference_set
 
@@ -106,18 +105,7 @@ def save_store(store: dict, directory=None) -> Path:
     path = _path(store["set"], directory)
     path.parent.mkdir(parents=True, exist_ok=True)
     store = dict(store, entries=dict(sorted(store["entries"].items(), key=lambda kv: _sort_key(kv[0]))))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(store, fh, indent=1)
-            fh.write("\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would make the shipped file private
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(store, indent=1) + "\n")
     return path
 
 

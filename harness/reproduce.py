@@ -28,7 +28,6 @@ import importlib
 import json
 import math
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -540,15 +539,9 @@ def table_verdict(cells: list[ReportCell]) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from ._atomic import atomic_write
+
+    atomic_write(path, text)
 
 
 def write_cells_csv(path, cells: list[ReportCell]) -> None:

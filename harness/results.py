@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import json
 import math
-import os
 import platform
 import subprocess
-import tempfile
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import metadata
@@ -217,18 +216,14 @@ def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
 
 
 def _write(path: Path, table: pd.DataFrame) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        if path.suffix == ".gz":
-            # No file name and a zero time in the gzip header: the same table, the same bytes.
-            with os.fdopen(fd, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=9,
-                                                          mtime=0) as gz:
-                gz.write(table.to_csv(index=False).encode())
-        else:
-            with os.fdopen(fd, "w", newline="") as fh:
-                table.to_csv(fh, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from ._atomic import atomic_write
+
+    text = table.to_csv(index=False, lineterminator="\n")
+    if path.suffix == ".gz":
+        # No file name and a zero time in the gzip header: the same table, the same bytes.
+        buf = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
+            gz.write(text.encode())
+        atomic_write(path, buf.getvalue())
+    else:
+        atomic_write(path, text)

@@ -249,6 +249,24 @@ def test_cells_missing_from_the_cache_are_read_from_the_results_table(data_env, 
     assert calls == cells
 
 
+def test_stores_are_written_with_the_umask_permissions_not_private(tmp_path):
+    import os
+    import stat
+
+    from harness._atomic import atomic_write
+
+    old = os.umask(0o022)
+    try:
+        ResultCache(tmp_path / "cache").put("ab" * 16, {"status": "done"})
+        store_rows(tmp_path / "runs.csv.gz", [{"experiment": "t", "status": "done", "cell_key": "k"}])
+        atomic_write(tmp_path / "x.md", "x")
+    finally:
+        os.umask(old)
+    for p in (tmp_path / "cache" / "ab" / f"{'ab' * 16}.json", tmp_path / "runs.csv.gz", tmp_path / "x.md"):
+        assert stat.S_IMODE(p.stat().st_mode) == 0o644, p
+    assert not [q for q in tmp_path.rglob("*.tmp")]  # no temporary file left
+
+
 def test_an_unreadable_results_table_is_a_clear_error(tmp_path):
     table = tmp_path / "runs.csv.gz"
     table.write_bytes(b"not gzip")
