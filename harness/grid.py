@@ -531,8 +531,8 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
     Parameters
     ----------
     cells : iterable of Cell
-    cache_dir : path
-        Result cache (created if missing).
+    cache_dir : path or ResultCache
+        Result cache (created if missing), or an open one (its table already read).
     n_jobs : int
         joblib workers (-1: all cores).
     backend : {"loky", "dask", "sequential"}
@@ -545,7 +545,8 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
     progress : bool
         tqdm progress bar (cells done, failures, ETA).
     table : path, optional
-        Results table whose rows count as cached (:class:`ResultCache`).
+        Results table whose rows count as cached (:class:`ResultCache`; ignored when
+        ``cache_dir`` is a ResultCache).
 
     Returns
     -------
@@ -557,7 +558,7 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
         raise TypeError("cells must be harness.grid.Cell instances")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
-    cache = ResultCache(cache_dir, table=table)
+    cache = cache_dir if isinstance(cache_dir, ResultCache) else ResultCache(cache_dir, table=table)
     keys = [c.key() for c in cells]
     rows: dict[str, dict] = {}
     for cell, key in zip(cells, keys):

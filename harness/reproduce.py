@@ -717,6 +717,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR)
     results = Path(results or reports_dir / "runs.csv.gz")
     external, specs = split_keys(keys, datasets, solvers)
+    cache = ResultCache(cache_dir, table=results)  # one instance: the table is read once
     out = {}
     for key in external:
         mod = importlib.import_module(EXTERNAL[key][1])
@@ -743,10 +744,9 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
                    and (solvers is None or p.cell.solver in solvers)]
         echo(f"{spec.key}: {len(run_now)} cells to run or read"
              + (f", {len(skipped)} (row, column) pairs skipped" if skipped else ""))
-        got = run_cells([p.cell for p in run_now], cache_dir, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
-                        time_limit=time_limit, progress=progress, table=results) if run_now else []
+        got = run_cells([p.cell for p in run_now], cache, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                        time_limit=time_limit, progress=progress) if run_now else []
         by_id = {id(p): r for p, r in zip(run_now, got)}
-        cache = ResultCache(cache_dir, table=results)
         hits = {id(p): cache.lookup(p.cell) for p in planned if id(p) not in by_id}
         planned = [p for p in planned if id(p) in by_id or hits[id(p)] is not None]
         rows = [by_id.get(id(p)) or hits[id(p)] | {"cached": True, "cell_key": p.cell.key(), "experiment": spec.key}
