@@ -35,7 +35,8 @@ try:
 except ImportError:  # Windows: no advisory locks; concurrent writers are then the user's to avoid
     fcntl = None
 
-__all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "read_results_text", "row_from_table", "environment_info"]
+__all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "read_results_text", "row_from_table",
+           "environment_info"]
 
 #: ``validation_error`` is filled by protocol "icml2006" cells only (ICML 2006 Sec. 4 selects parameters
 #: on a validation set, harness.icml2006); the other rows leave it empty.
