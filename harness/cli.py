@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -229,7 +230,10 @@ def _reproduce(args) -> int:
 
         try:
             rows, external, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-                                         solvers=args.solvers, cache_dir=args.cache, results=args.results)
+                                         solvers=args.solvers, cache_dir=args.cache,
+                                         results=args.results or (Path(args.reports) / "runs.csv.gz"
+                                                                  if args.reports else None),
+                                         read_table=not args.no_table)
         except (ValueError, TypeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -241,7 +245,8 @@ def _reproduce(args) -> int:
                         cache_dir=args.cache,
                         results=args.results,
                         reports_dir=args.reports, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                        time_limit=args.time_limit, progress=not args.no_progress, run=not args.from_cache)
+                        time_limit=args.time_limit, progress=not args.no_progress, run=not args.from_cache,
+                        read_table=not args.no_table)
     except (ValueError, TypeError, ImportError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -368,6 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "the reports folder's runs.csv.gz): the rows go there, and a cell whose row there carries "
                     "its current key is read from it, not rerun")
     rp.add_argument("--reports", help="reports folder (default reports/)")
+    rp.add_argument("--no-table", dest="no_table", action="store_true",
+                    help="take no cell from the results table, only from the cache folder (with an empty --cache: "
+                         "recompute everything, e.g. under other package versions)")
     rp.add_argument("--no-progress", dest="no_progress", action="store_true", help="no progress bar")
     rp.set_defaults(func=_reproduce)
 

@@ -450,7 +450,7 @@ class ResultCache:
             old = legacy_cell_key(cell)
             hit = self.get(old) if old != key else None
             if hit is None:
-                hit = self.from_table(key) or (self.from_table(old) if old != key else None)
+                hit = self.from_table(key, cell) or (self.from_table(old, cell) if old != key else None)
             if hit is not None and migrate:
                 try:
                     self.put(key, hit)
@@ -458,26 +458,39 @@ class ResultCache:
                     pass  # a read-only cache: the row is still returned, found under its old key
         return hit
 
-    def from_table(self, key: str) -> dict | None:
-        """The successful row of :attr:`table` stored under ``key``, as a cache row (or None)."""
-        if self.table is None:
-            return None
+    def table_records(self) -> dict:
+        """``{cell_key: record}`` of the successful rows of :attr:`table` (read once; empty without a table)."""
         if self._table_rows is None:
-            from .results import read_results_text
+            self._table_rows = {}
+            if self.table is not None:
+                from .results import read_results_text
 
-            try:
-                table = read_results_text(self.table)
-            except Exception as exc:
-                raise ValueError(f"cannot read the results table {self.table} ({exc}); restore it "
-                                 "(git checkout -- reports/runs.csv.gz) or name another one") from exc
-            done = table[table["status"] == "done"] if "status" in table else table.iloc[:0]
-            self._table_rows = dict(zip(done["cell_key"], done.to_dict("records"))) if len(done) else {}
-        record = self._table_rows.get(key)
+                try:
+                    table = read_results_text(self.table)
+                    done = table[table["status"] == "done"]
+                    self._table_rows = dict(zip(done["cell_key"], done.to_dict("records")))
+                except Exception as exc:
+                    raise ValueError(f"cannot read the results table {self.table} ({exc!r}); restore it "
+                                     "(git checkout -- reports/runs.csv.gz) or name another one") from exc
+        return self._table_rows
+
+    def from_table(self, key: str, cell: Cell | None = None) -> dict | None:
+        """The successful row of :attr:`table` stored under ``key``, as a cache row (or None).
+
+        With ``cell``, a row that is not of that cell (data set, solver, protocol, split,
+        parameters) is refused although its key matches: a guard against a mis-keyed table.
+        """
+        record = self.table_records().get(key)
         if record is None:
             return None
         from .results import row_from_table
 
-        return row_from_table(record)
+        row = row_from_table(record)
+        if cell is not None and (row.get("dataset"), row.get("solver"), row.get("protocol"), row.get("split"),
+                                 row.get("params")) != (cell.dataset, cell.solver, cell.protocol, cell.split,
+                                                        dict(cell.params)):
+            return None
+        return row
 
     def put(self, key: str, row: dict) -> None:
         if row.get("status") != "done":

@@ -32,7 +32,6 @@ import json
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .grid import ResultCache
 from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, split_keys
@@ -74,10 +73,11 @@ def _cell_settings_job(cell) -> tuple:
                          s.get("C"), s.get("C_star"), s.get("r_mode"))
 
 
-def _fallback_medians(cache_dir: Path, current: set, table=None) -> tuple[dict, dict]:
-    """Median fit seconds over the files of the cache and the rows of the results table
-    ``table``: per job (:func:`_settings_job`) over the runs of earlier code (files and rows not
-    under a key in ``current``), and per (data set, solver) over all runs.
+def _fallback_medians(cache: ResultCache, current: set) -> tuple[dict, dict]:
+    """Median fit seconds over the files of the cache and the rows of its results table
+    (:meth:`ResultCache.table_records`): per job (:func:`_settings_job`) over the runs of
+    earlier code (files and rows not under a key in ``current``), and per (data set, solver)
+    over all runs.
 
     A run copied to a new key (:meth:`harness.grid.ResultCache.lookup`) or found both in the
     cache and in the table is one measurement, of the current code if either copy is under a
@@ -93,16 +93,15 @@ def _fallback_medians(cache_dir: Path, current: set, table=None) -> tuple[dict, 
         run = (job, row.get("split"), row.get("timestamp"), float(row["fit_seconds"]))
         runs[run] = runs.get(run, False) or key in current
 
-    for p in Path(cache_dir).glob("*/*.json"):
+    for p in cache.directory.glob("*/*.json"):
         try:
             add(json.loads(p.read_text()), p.stem)
         except (OSError, json.JSONDecodeError):
             continue
-    if table is not None:
-        from .results import read_results_text, row_from_table
+    from .results import row_from_table
 
-        for record in read_results_text(table).to_dict("records"):
-            add(row_from_table(record), record.get("cell_key"))
+    for key, record in cache.table_records().items():
+        add(row_from_table(record), key)
     by_job, by_solver = defaultdict(list), defaultdict(list)
     for (job, _, _, seconds), is_current in runs.items():
         if not is_current:
@@ -127,18 +126,20 @@ def _speed_ratios(same_job: dict, stale: dict, job_of: dict) -> tuple[dict, dict
 
 
 def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
-         results=None):
+         results=None, read_table: bool = True):
     """Plan of the tables ``keys`` (spec keys; external tables are left out and returned apart).
 
     ``quick``, ``n_splits``, ``datasets`` and ``solvers`` select cells as :func:`harness.reproduce.reproduce`
     does; a cell counts as cached when the cache folder or the results table ``results`` (default
-    the shipped ``reports/runs.csv.gz``) holds it under its current key. Returns ``(rows,
+    the shipped ``reports/runs.csv.gz``; not with ``read_table=False``) holds it under its current
+    key. Returns ``(rows,
     external, total)``: one :class:`PlanRow` per (table, data set) in
     table order, the external table keys not planned here, and a dict with the totals over
     distinct cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``, and
     ``by_solver``: the estimated seconds of the missing cells per solver, largest first).
     """
-    cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR, table=results or REPORTS_DIR / "runs.csv.gz")
+    cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR,
+                        table=(results or REPORTS_DIR / "runs.csv.gz") if read_table else None)
     external, specs = split_keys(keys, datasets, solvers)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver, job_of = defaultdict(list), defaultdict(list), {}
@@ -176,7 +177,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
             estimate[key] = statistics.median(got)
             continue
         if fallback is None:
-            fallback = _fallback_medians(cache.directory, done_keys, cache.table)
+            fallback = _fallback_medians(cache, done_keys)
             ratios = _speed_ratios(same_job, fallback[0], job_of)
         stale = fallback[0].get(_cell_settings_job(cell))
         if stale is not None:

@@ -692,7 +692,8 @@ def split_keys(keys, datasets=None, solvers=None) -> tuple[list, list]:
 
 def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
               results=None, reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
-              time_limit: float | None = 3600.0, progress: bool = True, run: bool = True, echo=print) -> dict:
+              time_limit: float | None = 3600.0, progress: bool = True, run: bool = True, read_table: bool = True,
+              echo=print) -> dict:
     """Run what is missing for the tables ``keys`` and write their reports.
 
     ``datasets`` (names) restricts what is *run* to those rows, and ``n_splits`` to the first
@@ -706,7 +707,9 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     written from the cache alone (after an interrupted run, or a change to the report writer).
     The results table ``results`` (default ``reports_dir/runs.csv.gz``, the shipped table) is read
     back too: a cell whose row there carries its current key is copied into the cache instead of
-    rerun, so a fresh clone, which has no cache, starts from the committed run.
+    rerun, so a fresh clone, which has no cache, starts from the committed run
+    (``read_table=False``: only the cache folder counts, e.g. to recompute in a new environment
+    with an empty ``cache_dir``).
     Returns ``{key: [ReportCell, ...]}``.
     """
     from .results import environment_info
@@ -717,7 +720,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR)
     results = Path(results or reports_dir / "runs.csv.gz")
     external, specs = split_keys(keys, datasets, solvers)
-    cache = ResultCache(cache_dir, table=results)  # one instance: the table is read once
+    cache = ResultCache(cache_dir, table=results if read_table else None)  # one instance: one read of the table
     out = {}
     for key in external:
         mod = importlib.import_module(EXTERNAL[key][1])

@@ -136,10 +136,14 @@ def row_from_table(record: dict) -> dict:
                 # Tables written before the seeds were kept exact hold them as rounded floats:
                 # such a seed is unknown, not the rounded value.
                 f = float(v)
-                row[col] = int(f) if f.is_integer() and abs(f) < 2**53 else None
+                if not f.is_integer():
+                    raise ValueError(f"column {col!r} holds {v!r}, not an integer") from None
+                row[col] = int(f) if abs(f) < 2**53 else None
         elif col in _FLOAT_COLUMNS:
             row[col] = float(v)
         elif col == "balance_exact":
+            if str(v) not in ("True", "False"):
+                raise ValueError(f"column 'balance_exact' holds {v!r}, not True or False")
             row[col] = str(v) == "True"
         else:
             row[col] = str(v)

@@ -216,8 +216,10 @@ def test_a_row_read_back_from_the_results_table_is_the_cached_row(data_env, tmp_
     assert rows[0]["split_seed"] is None and rows[1]["split_seed"] > 2**53
     store_rows(tmp_path / name, rows[1:])
     store_rows(tmp_path / name, rows[:1])  # merged with the stored row, which must stay exact
-    records = read_results_text(tmp_path / name).to_dict("records")[::-1]
-    for cell, record in zip(cells, records):
+    records = {r["cell_key"]: r for r in read_results_text(tmp_path / name).to_dict("records")}
+    assert len(records) == 2
+    for cell in cells:
+        record = records[cell.key()]
         cached = ResultCache(tmp_path / "cache").get(cell.key())
         assert row_from_table(record) == {c: cached.get(c) for c in COLUMNS if c != "cell_key"}
 
@@ -228,8 +230,11 @@ def test_cells_missing_from_the_cache_are_read_from_the_results_table(data_env, 
     ref = run_cells(cells, tmp_path / "ref", n_jobs=1, progress=False)
     table = tmp_path / "runs.csv.gz"
     store_rows(table, ref[:2])
-    # A row of the same cell run by other code carries another key and is not taken.
+    # A row of the same cell run by other code carries another key and is not taken; nor is a
+    # failed run of it under its own key, nor a row of another cell filed under its key.
     store_rows(table, [ref[2] | {"cell_key": "0" * 32, "experiment": "other"}])
+    store_rows(table, [ref[2] | {"status": "failed", "error": "boom", "experiment": "failed"}])
+    store_rows(table, [ref[0] | {"cell_key": cells[2].key(), "experiment": "mis-keyed"}])
     calls = []
     real = grid.execute_cell
     monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: (calls.append(c), real(c, t))[1])
@@ -267,11 +272,35 @@ def test_stores_are_written_with_the_umask_permissions_not_private(tmp_path):
     assert not [q for q in tmp_path.rglob("*.tmp")]  # no temporary file left
 
 
+def test_a_table_row_under_the_whole_file_key_is_found_while_the_source_is_unchanged(data_env, tmp_path):
+    cell = Cell("t", "2moons", "svm", 2, n_splits=3)
+    (ref,) = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)
+    table = tmp_path / "runs.csv"
+    store_rows(table, [ref | {"cell_key": grid.legacy_cell_key(cell)}])  # written before code_text keys
+    cache = ResultCache(tmp_path / "cache", table=table)
+    assert cache.from_table(cell.key(), cell) is None
+    assert cache.lookup(cell)["objective"] == ref["objective"]
+    assert cache.get(cell.key())["objective"] == ref["objective"]  # copied under the current key
+
+
+def test_row_from_table_refuses_text_it_cannot_have_written():
+    from harness.results import row_from_table
+
+    assert row_from_table({"split": "3", "split_seed": "5.71840001907573e+18"}) == {"split": 3, "split_seed": None}
+    with pytest.raises(ValueError, match="not an integer"):
+        row_from_table({"split": "3.5"})
+    with pytest.raises(ValueError, match="balance_exact"):
+        row_from_table({"balance_exact": "true"})
+
+
 def test_an_unreadable_results_table_is_a_clear_error(tmp_path):
     table = tmp_path / "runs.csv.gz"
     table.write_bytes(b"not gzip")
     with pytest.raises(ValueError, match="cannot read the results table"):
         ResultCache(tmp_path / "cache", table=table).lookup(Cell("t", "2moons", "svm", 0))
+    (tmp_path / "keyless.csv").write_text("status,objective\ndone,1.0\n")
+    with pytest.raises(ValueError, match="cannot read the results table"):
+        ResultCache(tmp_path / "cache", table=tmp_path / "keyless.csv").lookup(Cell("t", "2moons", "svm", 0))
 
 
 def test_solver_hash_ignores_comments_and_docstrings(tmp_path, monkeypatch):

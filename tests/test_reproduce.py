@@ -427,10 +427,16 @@ def test_a_fresh_clone_reads_the_committed_results_table_and_reruns_nothing(data
     assert len(calls) == 2  # nothing rerun
     assert (again.n, again.mean, again.std) == (first.n, first.mean, first.std)
     assert len(list(kw["cache_dir"].glob("*/*.json"))) == 2  # copied back into the cache
-    # Another table (e.g. a scratch --results) does not hold them: they run.
+    # Another table (e.g. a scratch --results) does not hold them: they run; so they do when the
+    # table is not to be read (--no-table).
     shutil.rmtree(kw["cache_dir"])
     reproduce(["jmlr2008-table12"], **(kw | {"results": tmp_path / "other.csv"}))
     assert len(calls) == 4
+    shutil.rmtree(kw["cache_dir"])
+    (row,), _, _ = plan(["jmlr2008-table12"], cache_dir=kw["cache_dir"], results=kw["results"], read_table=False)
+    assert (row.cached, row.missing) == (0, 2)
+    reproduce(["jmlr2008-table12"], read_table=False, **kw)
+    assert len(calls) == 6
 
 
 def test_split_kwargs_enter_the_cell_key_only_when_set():
