@@ -41,13 +41,18 @@ __all__ = ["PlanRow", "plan", "format_plan"]
 
 @dataclass
 class PlanRow:
-    """Cells of one (table, data set) row of a plan; ``est_seconds`` covers the missing cells."""
+    """Cells of one (table, data set) row of a plan.
+
+    ``done_seconds`` is the measured fit time of its cached cells (as recorded when they ran),
+    ``est_seconds`` the estimate for its missing ones: their sum is the compute of the whole row.
+    """
 
     table: str
     dataset: str
     cells: int = 0
     cached: int = 0
     missing: int = 0
+    done_seconds: float = 0.0
     est_seconds: float = 0.0
     unestimated: int = 0
     missing_keys: set = field(default_factory=set, repr=False)
@@ -134,14 +139,16 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     the shipped ``reports/runs.csv.gz``; not with ``read_table=False``) holds it under its current
     key. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in table
     order, the external table keys not planned here, and a dict with the totals over distinct
-    cells (``cells``, ``cached``, ``missing``, ``est_seconds``, ``unestimated``, and
-    ``by_solver``: the estimated seconds of the missing cells per solver, largest first).
+    cells (``cells``, ``cached``, ``missing``, ``done_seconds``: the measured fit seconds of the
+    cached cells, ``est_seconds``, ``unestimated``, and ``by_solver``: the estimated seconds of the
+    missing cells per solver, largest first).
     """
     cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR,
                         table=(results or REPORTS_DIR / "runs.csv.gz") if read_table else None)
     external, specs = split_keys(keys, datasets, solvers)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver, job_of = defaultdict(list), defaultdict(list), {}
+    done_seconds = 0.0
     for spec in specs:
         planned, _ = build_cells(spec, quick=quick, n_splits=n_splits)
         by_dataset = {}
@@ -160,13 +167,16 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
                 missing_cells[key] = p.cell
             else:
                 row.cached += 1
+                seconds = hit.get("fit_seconds")
+                row.done_seconds += 0.0 if seconds is None else float(seconds)
                 if key in done_keys:
                     continue  # a cell several tables read is one measurement, not several
                 done_keys.add(key)
-                if hit.get("fit_seconds") is not None:
-                    same_job[_job(p.cell)].append(float(hit["fit_seconds"]))
+                if seconds is not None:
+                    done_seconds += float(seconds)
+                    same_job[_job(p.cell)].append(float(seconds))
                     job_of[_job(p.cell)] = _cell_settings_job(p.cell)
-                    same_solver[(p.cell.protocol, p.dataset, p.cell.solver)].append(float(hit["fit_seconds"]))
+                    same_solver[(p.cell.protocol, p.dataset, p.cell.solver)].append(float(seconds))
         rows.extend(by_dataset.values())
     fallback = None
     estimate = {}
@@ -196,6 +206,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
         if estimate.get(key) is not None:
             by_solver[cell.solver] += estimate[key]
     total = {"cells": len(all_keys), "cached": len(done_keys), "missing": len(missing_cells),
+             "done_seconds": done_seconds,
              "est_seconds": sum(v for v in estimate.values() if v is not None),
              "unestimated": sum(v is None for v in estimate.values()),
              "by_solver": dict(sorted(by_solver.items(), key=lambda kv: (-kv[1], kv[0])))}
@@ -208,11 +219,14 @@ def _hours(seconds: float) -> str:
 
 def format_plan(rows, external, total, n_cores: int = 1) -> str:
     """The plan as a plain-text table with a total line (and a wall-time guess on ``n_cores``)."""
-    lines = [f"{'table':18} {'data set':12} {'cells':>6} {'cached':>6} {'missing':>7} {'est. compute':>12}"]
+    lines = [f"{'table':18} {'data set':12} {'cells':>6} {'cached':>6} {'missing':>7} {'measured':>9} "
+             f"{'est. compute':>12}"]
     for r in rows:
         est = _hours(r.est_seconds) + (f" +{r.unestimated}?" if r.unestimated else "")
-        lines.append(f"{r.table:18} {r.dataset:12} {r.cells:6d} {r.cached:6d} {r.missing:7d} {est:>12}")
-    lines.append(f"total (distinct cells): {total['cells']} cells, {total['cached']} cached, {total['missing']} missing; "
+        lines.append(f"{r.table:18} {r.dataset:12} {r.cells:6d} {r.cached:6d} {r.missing:7d} "
+                     f"{_hours(r.done_seconds):>9} {est:>12}")
+    lines.append(f"total (distinct cells): {total['cells']} cells, {total['cached']} cached "
+                 f"({_hours(total.get('done_seconds', 0.0))} of compute measured), {total['missing']} missing; "
                  f"estimated {_hours(total['est_seconds'])} of compute"
                  + (f" ({total['unestimated']} cells without an estimate)" if total["unestimated"] else "")
                  + (f", about {_hours(total['est_seconds'] / n_cores)} on {n_cores} cores" if n_cores > 1 else ""))

@@ -494,13 +494,16 @@ def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_ti
     (bb0,) = [ResultCache(cache_dir).get(p.stem) for p in cache_dir.rglob("*.json")]
     # BB split 1 is estimated from BB split 0's measured time; the raising solver has no time anywhere.
     assert row.est_seconds == pytest.approx(bb0["fit_seconds"]) and row.unestimated == 2
-    assert total == {"cells": 4, "cached": 1, "missing": 3, "est_seconds": pytest.approx(bb0["fit_seconds"]),
-                     "unestimated": 2, "by_solver": {"bb": pytest.approx(bb0["fit_seconds"])}}
+    # The cached cell's measured time is reported as done compute, beside the estimate of the rest.
+    assert row.done_seconds == pytest.approx(bb0["fit_seconds"])
+    assert total == {"cells": 4, "cached": 1, "missing": 3, "done_seconds": pytest.approx(bb0["fit_seconds"]),
+                     "est_seconds": pytest.approx(bb0["fit_seconds"]), "unestimated": 2,
+                     "by_solver": {"bb": pytest.approx(bb0["fit_seconds"])}}
     # The CLI prints the same plan and runs nothing.
     assert main(["reproduce", "nips2006-table1", "--quick", "--plan", "--cache", str(cache_dir),
                  "--results", str(tmp_path / "runs.csv")]) == 0
     out = capsys.readouterr().out
-    assert "nips2006-table1    two_moons" in out and "4 cells, 1 cached, 3 missing" in out
+    assert "nips2006-table1    two_moons" in out and "4 cells, 1 cached (" in out and "), 3 missing" in out
     assert "estimated compute by solver: bb " in out
     assert len(list(cache_dir.rglob("*.json"))) == 1
     with pytest.raises(ValueError, match="not a row"):
@@ -522,9 +525,11 @@ def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_pat
     rows, _, total = plan(["nips2006-table1", "nips2006-table2"], n_splits=3, cache_dir=tmp_path,
                           results=tmp_path / "runs.csv")
     assert [(r.cells, r.cached, r.missing) for r in rows] == [(3, 2, 1), (1, 1, 0)]
+    # Each table's row counts the measured time of its own cached cells; the total counts a shared cell once.
+    assert [r.done_seconds for r in rows] == [pytest.approx(6.0), pytest.approx(1.0)]
     # Split 2 is estimated from the two measurements (median 3 s), not from split 0 counted twice (1 s).
-    assert total == {"cells": 3, "cached": 2, "missing": 1, "est_seconds": pytest.approx(3.0), "unestimated": 0,
-                     "by_solver": {"bb": pytest.approx(3.0)}}
+    assert total == {"cells": 3, "cached": 2, "missing": 1, "done_seconds": pytest.approx(6.0),
+                     "est_seconds": pytest.approx(3.0), "unestimated": 0, "by_solver": {"bb": pytest.approx(3.0)}}
 
 
 @pytest.mark.parametrize("earlier_runs_in", ["cache", "table"])
