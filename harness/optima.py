@@ -106,7 +106,6 @@ def load_store(set_name: str, directory=None) -> dict:
 def save_store(store: dict, directory=None) -> Path:
     """Write the store atomically (a temporary file renamed over the old one: never half-written)."""
     path = _path(store["set"], directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
     store = dict(store, entries=dict(sorted(store["entries"].items(), key=lambda kv: _sort_key(kv[0]))))
     atomic_write(path, json.dumps(store, indent=1) + "\n")
     return path

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._atomic import atomic_write
 from .grid import Cell, ResultCache, run_cells, store_rows
 from .specs import EXTERNAL, SPECS, UNSPECIFIED, Config, TableSpec, get_spec
 
@@ -538,18 +539,12 @@ def table_verdict(cells: list[ReportCell]) -> str:
     return line
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    from ._atomic import atomic_write
-
-    atomic_write(path, text)
-
-
 def write_cells_csv(path, cells: list[ReportCell]) -> None:
     """One line per reported cell: row, column, unit, paper, ours mean / sd / n, failures, diff, verdict."""
     df = pd.DataFrame([{"row": c.row, "column": c.column, "unit": c.unit, "paper": c.paper_text or None,
                         "ours_mean": c.mean, "ours_std": c.std, "n": c.n, "n_failed": c.n_failed,
                         "diff": c.diff, "verdict": c.verdict} for c in cells])
-    _atomic_write(Path(path), df.to_csv(index=False))
+    atomic_write(path, df.to_csv(index=False))
 
 
 def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory=None) -> tuple[Path, Path]:
@@ -610,7 +605,7 @@ def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory
         if len(errors) > 30:
             lines.append(f"- ... and {len(errors) - 30} more (see the results table)")
     md_path = directory / f"{spec.key}.md"
-    _atomic_write(md_path, "\n".join(lines) + "\n")
+    atomic_write(md_path, "\n".join(lines) + "\n")
     return md_path, csv_path
 
 
@@ -650,7 +645,7 @@ def write_index(directory=None) -> Path:
     if extra:
         lines += ["", "Other reports: " + ", ".join(f"[{n}]({n})" for n in extra)]
     path = directory / "README.md"
-    _atomic_write(path, "\n".join(lines) + "\n")
+    atomic_write(path, "\n".join(lines) + "\n")
     return path
 
 
@@ -663,7 +658,7 @@ def _update_index(directory: Path, key: str, entry: dict) -> None:
     idx_path = directory / "index.json"
     index = json.loads(idx_path.read_text()) if idx_path.exists() else {}
     index[key] = entry
-    _atomic_write(idx_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+    atomic_write(idx_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
 
 
 # ----------------------------------------------------------------------------- driver

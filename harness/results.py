@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ._atomic import atomic_write
+
 try:
     import fcntl
 except ImportError:  # Windows: no advisory locks; concurrent writers are then the user's to avoid
@@ -221,8 +223,6 @@ def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
 
 
 def _write(path: Path, table: pd.DataFrame) -> None:
-    from ._atomic import atomic_write
-
     text = table.to_csv(index=False, lineterminator="\n")
     if path.suffix == ".gz":
         # No file name and a zero time in the gzip header: the same table, the same bytes.
