@@ -273,7 +273,12 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
         return (v[0], v[1], v[2]) if v else (None, "", "")
 
     def unit_of(metric, paper_unit):
-        return paper_unit or {"seconds_per_binary": "s", "objective": "objective"}.get(metric, "%")
+        # A cell with no paper value (a stand-in row) takes its metric's own unit.
+        if paper_unit:
+            return paper_unit
+        if metric.endswith("_rate"):
+            return "fraction"
+        return {"seconds_per_binary": "s", "objective": "objective"}.get(metric, "%")
 
     if spec.aggregate == "mean":
         for row_label, _ in spec.rows:

@@ -147,7 +147,11 @@ def test_every_spec_cell_names_a_transcribed_value():
         targets = load_targets(key)
         assert targets, f"no targets for {key}"
         wanted = set()
+        assert set(spec.no_paper_rows) <= {row for row, _ in spec.rows}, key
         for row, _ in spec.rows:
+            if row in spec.no_paper_rows:  # stand-ins: no transcribed value may name them
+                assert not any(r == row for r, _ in targets), f"{key}: {row} is a stand-in with a paper value"
+                continue
             for config in spec.configs:
                 for suffix, _metric in spec.metrics:
                     if spec.aggregate == "mean":
@@ -455,27 +459,44 @@ def test_split_kwargs_enter_the_cell_key_only_when_set():
     assert len({cell.key(), a.key(), b.key()}) == 3
 
 
-def test_sigir2006_table9_runs_pcmac_at_45_labels_and_footnotes_the_skipped_rows(data_env, tmp_path):
+def test_sigir2006_table9_runs_pcmac_and_the_stand_ins_at_45_labels_and_footnotes_the_skipped_rows(data_env,
+                                                                                                       tmp_path):
     from data_registry import load_dataset, sigir2006_splits
+    from harness.specs import SIGIR2006_LAMBDA_PRIME, SIGIR2006_TABLE9_LU
 
     kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
               backend="sequential", progress=False, echo=lambda *a: None)
     cells = {(c.row, c.column): c for c in reproduce(["sigir2006-table9"], **kw)["sigir2006-table9"]}
+    stand_ins = ("autos-vs-motorcycles (stand-in)", "electronics-vs-space (stand-in)")
     for method in ("SVM-light", "S=1", "S=max", "MFA"):
-        err, secs = cells[("pcmac", f"{method} error rate")], cells[("pcmac", f"{method} time")]
-        assert err.n == 1 and 0.0 <= err.mean < 0.5 and err.unit == "fraction"  # a fraction, as the paper prints
-        assert secs.mean > 0 and secs.unit == "s"
+        for row in ("pcmac",) + stand_ins:
+            err, secs = cells[(row, f"{method} error rate")], cells[(row, f"{method} time")]
+            assert err.n == 1 and 0.0 <= err.mean < 0.5 and err.unit == "fraction"  # a fraction, as the paper prints
+            assert secs.mean > 0 and secs.unit == "s"
+        assert cells[("pcmac", f"{method} error rate")].paper is not None
+        for row in stand_ins:  # not the paper's data: shown, never compared with the row they stand in for
+            assert cells[(row, f"{method} error rate")].paper is None
+            assert cells[(row, f"{method} error rate")].verdict == "no paper value"
         for row in ("ccat", "33-vs-36"):
             assert cells[(row, f"{method} time")].mean is None and cells[(row, f"{method} time")].note
     runs = pd.read_csv(tmp_path / "runs.csv")
-    split = sigir2006_splits(load_dataset("text"), n_labeled=45, n_splits=1)[0]
-    assert set(runs["split_seed"]) == {split.seed} and set(runs["protocol"]) == {"sigir2006"}
-    # kappa = 2 for the squared hinge (C = 1/(2 lambda l)), 1 for SVM-light's hinge
-    kappa = np.where(runs["solver"] == "s3vm_light", 1.0, 2.0)
-    assert (kappa == 1.0).sum() == 1 and json.loads(runs.loc[kappa == 1.0, "params"].iloc[0]) == {"loss": "l1"}
-    assert np.allclose(runs["C"], 1 / (kappa * 0.001 * 45)) and np.allclose(runs["C_star"], 1 / (kappa * 0.001 * 1415))
+    assert set(runs["dataset"]) == set(SIGIR2006_TABLE9_LU) and set(runs["protocol"]) == {"sigir2006"}
+    for name, (l, u) in SIGIR2006_TABLE9_LU.items():
+        split = sigir2006_splits(load_dataset(name), n_labeled=45, n_splits=1)[0]
+        assert (split.labeled.size, split.unlabeled.size) == (l, u), name  # the spec's sizes are the split's
+        mine = runs[runs["dataset"] == name]
+        assert len(mine) == 4 and set(mine["split_seed"]) == {split.seed}
+        # kappa = 2 for the squared hinge (C = 1/(2 lambda l)), 1 for SVM-light's hinge
+        kappa = np.where(mine["solver"] == "s3vm_light", 1.0, 2.0)
+        assert (kappa == 1.0).sum() == 1 and json.loads(mine.loc[kappa == 1.0, "params"].iloc[0]) == {"loss": "l1"}
+        lam_u = SIGIR2006_LAMBDA_PRIME[name]
+        assert np.allclose(mine["C"], 1 / (kappa * 0.001 * l))
+        assert np.allclose(mine["C_star"], lam_u / (kappa * 0.001 * u))
+        assert {json.loads(p).get("lam_u") for p in mine["params"]} == {None, lam_u}  # the solvers' own lambda'
+    assert SIGIR2006_LAMBDA_PRIME["news-autos-motorcycles"] == 10.0  # auto-vs-aviation's (SIGIR 2006 Sec. 4)
     md = (tmp_path / "sigir2006-table9.md").read_text()
     assert md.count("proprietary Yahoo") == 1 and "| 33-vs-36 | see (2) [48390]" in md
+    assert "| autos-vs-motorcycles (stand-in) |" in md and "Stand-in rows (not in the paper" in md
 
 
 def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_times(tmp_path, monkeypatch, capsys):
