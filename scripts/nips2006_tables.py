@@ -37,8 +37,8 @@ def main(argv=None):
     p.add_argument("--csv", help="write one row per solver and problem")
     args = p.parse_args(argv)
     out = []
-    print(f"| solver | unl. err % | test err % | paper err % | objective | paper obj. | optimum | median gap % | "
-          f"optimal labeling | median s |")
+    print("| solver | unl. err % | test err % | paper err % | objective | paper obj. | optimum | median gap % | "
+          "optimal labeling | median s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in args.solvers:
         t0 = time.perf_counter()
