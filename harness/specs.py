@@ -483,8 +483,8 @@ _SPECS = [
                ("gcat", "gcat"), ("33-vs-36", "33-vs-36"), ("pcmac", "text"),
                ("autos-vs-motorcycles (stand-in)", "news-autos-motorcycles"),
                ("electronics-vs-space (stand-in)", "news-electronics-space")),
-              # The hinge carries no 1/2 (kappa = 1 in DESIGN.md's C = 1/(kappa lambda l)): SVMlight's
-              # TSVM at the same lambda, lambda' has twice the squared-hinge columns' C and C*.
+              # SVMlight's TSVM at the same lambda and lambda': the hinge carries no 1/2 (kappa = 1 in
+              # DESIGN.md's C = 1/(kappa lambda l)), so its C and C* are twice the other columns'.
               (Config("SVM-light", "s3vm_light", {"loss": "l1"}, {"C_factor": 2.0}),) +
               tuple(Config(label, solver, params, dataset_params=_SIGIR_LAM_U) for label, solver, params in (
                   ("S=1", "tsvm_linear", _SIGIR_PARAMS | {"S": 1}),

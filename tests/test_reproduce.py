@@ -459,8 +459,7 @@ def test_split_kwargs_enter_the_cell_key_only_when_set():
     assert len({cell.key(), a.key(), b.key()}) == 3
 
 
-def test_sigir2006_table9_runs_pcmac_and_the_stand_ins_at_45_labels_and_footnotes_the_skipped_rows(data_env,
-                                                                                                       tmp_path):
+def test_sigir2006_table9_runs_pcmac_and_two_stand_ins_at_45_labels_and_footnotes_the_rest(data_env, tmp_path):
     from data_registry import load_dataset, sigir2006_splits
     from harness.specs import SIGIR2006_LAMBDA_PRIME, SIGIR2006_TABLE9_LU
 
