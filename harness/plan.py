@@ -226,7 +226,7 @@ def format_plan(rows, external, total, n_cores: int = 1) -> str:
         lines.append(f"{r.table:18} {r.dataset:12} {r.cells:6d} {r.cached:6d} {r.missing:7d} "
                      f"{_hours(r.done_seconds):>9} {est:>12}")
     lines.append(f"total (distinct cells): {total['cells']} cells, {total['cached']} cached "
-                 f"({_hours(total.get('done_seconds', 0.0))} of compute measured), {total['missing']} missing; "
+                 f"({_hours(total['done_seconds'])} of compute measured), {total['missing']} missing; "
                  f"estimated {_hours(total['est_seconds'])} of compute"
                  + (f" ({total['unestimated']} cells without an estimate)" if total["unestimated"] else "")
                  + (f", about {_hours(total['est_seconds'] / n_cores)} on {n_cores} cores" if n_cores > 1 else ""))
