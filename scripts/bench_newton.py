@@ -6,7 +6,11 @@ Table 3's "training time" column measures), for the flat and the quadratic loss,
 the multi-class sets the first ``--binary`` one-versus-rest problems of each split are timed.
 Each problem is fitted ``--repeats`` times; the table reports the median over all fits, the
 paper's time, their ratio, and per binary classifier the Levenberg-Marquardt iterations (all
-stages and all r~ of the search) and the dichotomic solves. BLAS is single-threaded.
+stages and all r~ of the search), the dichotomic solves, and -- for the retained solve (the last
+r~) -- the median number of support vectors over the annealing stages (points with non-zero loss
+curvature, the size of each step's linear system: what the flat loss is meant to reduce, JMLR
+2008 Sec. 4.4) and its LM iterations with how many of them were accepted steps. BLAS is
+single-threaded.
 
 Run:  .venv/bin/python scripts/bench_newton.py [--repeats 3] [--splits 1] [--binary 2]
 """
@@ -46,13 +50,14 @@ def main(argv=None):
     ap.add_argument("--splits", type=int, default=1)
     ap.add_argument("--binary", type=int, default=2, help="one-vs-rest problems timed per multi-class split")
     args = ap.parse_args(argv)
-    print("| data set | loss | s/binary (median) | fits | paper s | paper/ours | LM iter/binary | dichotomic/binary |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| data set | loss | s/binary (median) | fits | paper s | paper/ours | LM iter/binary | dichotomic/binary "
+          "| n_sv (retained) | LM iter (retained) | accepted (retained) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.datasets:
         ds = load_dataset(name)
         st = ProtocolSettings.for_dataset(name)
         for li, loss in enumerate(args.losses):
-            secs, iters, dich = [], [], []
+            secs, iters, dich, nsv, kept, acc = [], [], [], [], [], []
             for split in make_splits(ds, "jmlr2008")[:args.splits]:
                 idx = np.r_[split.labeled, split.unlabeled]
                 X, y = ds.X[idx], ds.y[idx]
@@ -70,10 +75,14 @@ def main(argv=None):
                         info = est.binary_fits_[0].info
                         iters.append(info["total_iter"])
                         dich.append(info["dichotomic_iter"])
+                        nsv.append(statistics.median(s["n_sv"] for s in info["trace"]))
+                        kept.append(sum(s["n_iter"] for s in info["trace"]))
+                        acc.append(sum(s["n_accepted"] for s in info["trace"]))
             med = statistics.median(secs)
             paper = PAPER[name][li] if loss in ("flat", "quadratic") else float("nan")
             print(f"| {name} | {loss} | {med:.3g} | {len(secs)} | {paper} | {paper / med:.0f}x | "
-                  f"{statistics.median(iters):.0f} | {statistics.median(dich):.0f} |", flush=True)
+                  f"{statistics.median(iters):.0f} | {statistics.median(dich):.0f} | {statistics.median(nsv):.0f} | "
+                  f"{statistics.median(kept):.0f} | {statistics.median(acc):.0f} |", flush=True)
     return 0
 
 
