@@ -18,6 +18,7 @@ __all__ = ["REGISTRY", "get_solver", "available_solvers"]
 REGISTRY: dict[str, str] = {
     "svm": "solvers.svm:SVM",
     "svm_5cv": "solvers.svm:SVM5CV",
+    "svm_balanced": "solvers.svm_balanced:BalancedSVM",
     "s3vm_light": "solvers.s3vm_light:S3VMLight",
     "tsvm_linear": "solvers.tsvm_linear:LinearTSVM",
     "mfa": "solvers.mfa:MFA",

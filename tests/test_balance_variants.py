@@ -1,0 +1,136 @@
+"""The balanced SVM baseline (``svm_balanced``) and the soft-balance variants of the Sec. 4 solvers.
+
+JMLR 2008 Table 8's SVM column meets the balance constraint (3) (solvers/svm_balanced.py), and
+Table 13 runs the Sec. 4 methods with the original constraint (12) at r~ = r, without the
+dichotomic search (solvers/soft_balance.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from harness.grid import solver_source_hash
+from harness.protocol import ProtocolSettings, run_split
+from harness.specs import get_spec
+from solvers import get_solver
+from solvers._balance import estimate_r, n_positive
+from solvers.cccp import CCCP
+from solvers.cs3vm import CS3VM
+from solvers.grad_s3vm import GradS3VM
+from solvers.newton import NewtonS3VM
+from solvers.soft_balance import SoftCCCP, SoftCS3VM, SoftGradS3VM, SoftNewtonS3VM
+from solvers.svm import SVM
+from solvers.svm_balanced import BalancedSVM
+from tests._toy import small_clusters
+
+SOFT = {SoftGradS3VM: GradS3VM, SoftCS3VM: CS3VM, SoftCCCP: CCCP, SoftNewtonS3VM: NewtonS3VM}
+
+
+def _semi(n=60, n_lab=8, seed=0):
+    X, y, y_semi = small_clusters(n=n, seed=seed)
+    y_semi = y.copy()
+    y_semi[n_lab:] = -1
+    return X, y, y_semi
+
+
+def _expected_failures(est):
+    return {"check_classifiers_classes": "-1 means unlabeled, so it cannot be a class label"}
+
+
+@parametrize_with_checks([BalancedSVM(), BalancedSVM(kernel="linear", r=0.5)], expected_failed_checks=_expected_failures)
+def test_balanced_svm_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("r", [0.3, 0.5, 0.7, None])
+def test_balanced_svm_meets_the_count_and_only_moves_the_bias(kernel, r):
+    X, y, y_semi = _semi()
+    unl = y_semi == -1
+    plain = SVM(kernel=kernel, sigma=1.5, C=2.0).fit(X, y_semi)
+    bal = BalancedSVM(kernel=kernel, sigma=1.5, C=2.0, r=r).fit(X, y_semi)
+    r_used = estimate_r(np.where(y_semi[~unl] == 1, 1.0, -1.0)) if r is None else r
+    assert np.sum(bal.decision_function(X[unl]) > 0) == n_positive(int(unl.sum()), r_used)
+    info = bal.binary_fits_[0].info
+    assert info["r"] == pytest.approx(r_used) and info["n_pos_target"] == n_positive(int(unl.sum()), r_used)
+    # Same SVM, bias moved by the recorded shift: the outputs differ by a constant everywhere.
+    np.testing.assert_allclose(plain.decision_function(X) - bal.decision_function(X), info["bias_shift"],
+                               rtol=0, atol=1e-10)
+
+
+def test_balanced_svm_without_unlabeled_points_is_the_svm_and_checks_r():
+    X, y, _ = _semi()
+    np.testing.assert_allclose(BalancedSVM(sigma=1.5, r=0.3).fit(X, y).decision_function(X),
+                               SVM(sigma=1.5).fit(X, y).decision_function(X), rtol=0, atol=1e-12)
+    X, y, y_semi = _semi()
+    with pytest.raises(ValueError, match="r"):
+        BalancedSVM(r=1.5).fit(X, y_semi)
+
+
+def test_balanced_svm_is_registered_and_keys_apart_from_svm():
+    assert get_solver("svm_balanced") is BalancedSVM
+    # Its own module: the cells of svm (and of lapsvm, built on it) keep their keys.
+    assert solver_source_hash("svm_balanced") != solver_source_hash("svm")
+
+
+@pytest.mark.parametrize("soft", list(SOFT))
+def test_soft_variant_is_one_solve_at_r_tilde_equal_r(soft):
+    X, y, y_semi = _semi(n=60, n_lab=8, seed=1)
+    unl = y_semi == -1
+    r = 0.4
+    est = soft(sigma=1.5, C=2.0, r=r).fit(X, y_semi)
+    info = est.binary_fits_[0].info
+    assert info["r_tilde"] == r and info["dichotomic_iter"] == 0
+    # Constraint (12): the unlabeled outputs average to 2 r - 1 (the count is left free).
+    assert np.mean(est.decision_function(X[unl])) == pytest.approx(2 * r - 1, abs=1e-8)
+    # The same fit as the parent solver given r_tilde = r explicitly.
+    parent = SOFT[soft](sigma=1.5, C=2.0, r=r, r_tilde=r).fit(X, y_semi)
+    np.testing.assert_allclose(est.decision_function(X), parent.decision_function(X), rtol=1e-10, atol=1e-10)
+    assert est.get_params()["r_tilde"] is None  # restored after fit
+    clone(est)
+
+
+def test_soft_variant_estimates_r_per_binary_problem():
+    X, y, y_semi = _semi(n=90, n_lab=12, seed=2)
+    y3 = np.where(X[:, 0] > np.median(X[:, 0]), 2, y)  # a third class
+    y3_semi = np.where(y_semi == -1, -1, y3)
+    est = SoftCCCP(sigma=1.5, C=2.0).fit(X, y3_semi)
+    lab = y3_semi != -1
+    for k, fit in zip(est.classes_, est.binary_fits_):
+        r_k = estimate_r(np.where(y3_semi[lab] == k, 1.0, -1.0))
+        assert fit.info["r_tilde"] == pytest.approx(r_k) and fit.info["r"] == pytest.approx(r_k)
+
+
+def test_soft_variant_refuses_a_given_r_tilde():
+    X, y, y_semi = _semi()
+    with pytest.raises(ValueError, match="leave r_tilde=None"):
+        SoftNewtonS3VM(r=0.5, r_tilde=0.5).fit(X, y_semi)
+
+
+def test_protocol_runs_soft_variant_without_search():
+    """Through the harness the count is not forced: no dichotomic search, no threshold shift."""
+    X, y, y_semi = _semi(n=80, n_lab=10, seed=4)
+    from data_registry import Dataset, Split
+
+    ds = Dataset(name="toy", X=X, y=y, class_names=("a", "b"))
+    split = Split("toy", 0, 0, np.arange(10), np.arange(10, 80), np.empty(0, int), np.empty(0, int))
+    settings = ProtocolSettings(sigma=1.5, C=2.0, r_mode="estimated")
+    res = run_split(SoftGradS3VM, {}, ds, split, settings)
+    b = res.binary[0]
+    assert b.dichotomic_iter == 0
+    assert np.mean(b.unlabeled_outputs) == pytest.approx(2 * b.r - 1, abs=1e-8)
+    searched = run_split(GradS3VM, {}, ds, split, settings).binary[0]
+    assert searched.n_pos == searched.n_pos_target
+
+
+def test_specs_use_the_variants_where_the_paper_says():
+    t13 = get_spec("jmlr2008-table13")
+    by_label = {c.label: c.solver for c in t13.configs}
+    assert by_label == {"nabla-S3VM": "solvers.soft_balance:SoftGradS3VM", "cS3VM": "solvers.soft_balance:SoftCS3VM",
+                        "CCCP": "solvers.soft_balance:SoftCCCP", "S3VM-light": "s3vm_light", "nabla-DA": "grad_da",
+                        "Newton": "solvers.soft_balance:SoftNewtonS3VM", "SVM": "svm"}
+    for key in ("jmlr2008-table8", "jmlr2008-table14"):
+        assert {c.label: c.solver for c in get_spec(key).configs}["SVM"] == "svm_balanced", key
