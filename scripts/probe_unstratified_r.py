@@ -69,11 +69,14 @@ def main(argv=None) -> None:
     ap.add_argument("dataset", help="a JMLR 2008 data set with seeded splits, e.g. isolet, coil20")
     ap.add_argument("--solver", action="append", required=True, help="registry name (repeatable)")
     ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--kinds", nargs="+", choices=("stratified", "unstratified"),
+                    default=["stratified", "unstratified"], help="which splits to run the solvers on")
     args = ap.parse_args(argv)
 
     ds = load_dataset(args.dataset)
     kinds = {"stratified": jmlr2008_splits(ds, n_splits=args.splits),
              "unstratified": unstratified_splits(ds, args.splits, JMLR2008_LABELED[args.dataset])}
+    kinds = {k: kinds[k] for k in args.kinds}
     for kind, splits in kinds.items():
         errs = [r_error(ds, s) for s in splits]
         counts = [np.bincount(ds.y[s.labeled], minlength=ds.n_classes) for s in splits]
