@@ -65,21 +65,22 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf, dpotrs, dtrtrs
 
 from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
-from ._primal import _exact_line_search, kernel_newton
+from . import _bb_kernels as _kern
+from ._primal import kernel_newton
 from ._validation import check_int, check_positive
 
 __all__ = ["BBResult", "BranchAndBoundS3VM", "BruteForceResult", "branch_and_bound", "brute_force",
            "s3vm_objective"]
 
-_MARGIN_TOL = 1e-9  # same support-set test as kernel_newton
-_RESID_TOL = 1e-6  # Newton-system residual that triggers refactoring from scratch
-_MAX_NEWTON = 200
 _MEMORY_BUDGET = 2e9  # bytes: worst case of one Cholesky factor per tree level
+
+
+def _f64(a):
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 @dataclass
@@ -161,114 +162,42 @@ class _IncrementalL2SVM:
     The Newton system of a support set S is ``A_S = K_SS + diag(1/(2 c_S))`` bordered by the
     bias row. It is kept as the lower Cholesky factor ``A_S = L L^T`` (rows in the order of S),
     not as an explicit inverse: bordering the inverse and downdating it by the Schur formula
-    (the previous scheme) lost about one digit per update on Coil3, whose Gaussian Gram matrix
+    (an earlier scheme) lost about one digit per update on Coil3, whose Gaussian Gram matrix
     (sigma = 3000) is close to rank one, so the inverse had to be rebuilt at 10-40% of the nodes.
     A factor is updated by the backward-stable bordered Cholesky step when points enter, and
     when points leave only its trailing block (the rows after the first removed position) is
     refactored from the exact Gram entries, so round-off does not accumulate along a path.
+    The arithmetic is in the compiled kernels of :mod:`solvers._bb_kernels`.
     """
 
     def __init__(self, K, cost):
-        self.K = K
+        self.K = np.ascontiguousarray(K, dtype=np.float64)
         self.n = K.shape[0]
         self.kdiag = np.ascontiguousarray(np.diag(K))
-        self.cost = cost
-        self.c2 = 2.0 * cost
-        self.ridge = 1.0 / (2.0 * cost)
+        self.cost = np.ascontiguousarray(cost, dtype=np.float64)
+        self.ridge = 1.0 / (2.0 * self.cost)
         self.n_refactor = 0
 
-    def _gram(self, S, T=None):
-        """``A[S, T]`` with the ridge on the diagonal entries (T = S: the principal block)."""
-        if T is None:
-            A = self.K[np.ix_(S, S)]
-            A[np.diag_indices_from(A)] += self.ridge[S]
-            return A
-        return self.K[np.ix_(S, T)]
-
-    @staticmethod
-    def _chol(A):
-        """Lower Cholesky factor, or None if A is not numerically positive definite.
-
-        LAPACK is called directly: the SV blocks are small (tens of rows on two moons) and the
-        scipy.linalg wrappers cost more than the factorization itself there.
-        """
-        L, info = dpotrf(A, lower=1, clean=1, overwrite_a=1)
-        return L if info == 0 else None
-
     def _factor(self, S):
-        """Fresh lower Cholesky factor of ``A_S`` (SPD: the ridge 1/(2c) > 0 is added to a PSD K)."""
-        if S.size == 0:
-            return np.empty((0, 0))
-        L = self._chol(self._gram(S))
-        if L is None:  # pragma: no cover - only if K is not PSD beyond the ridge
-            A = self._gram(S)
-            A[np.diag_indices_from(A)] += 1e-12 * np.trace(A) / S.size
-            L = np.linalg.cholesky(A)
-        return L
-
-    @staticmethod
-    def solve(L, B):
-        """``A_S^{-1} B`` from the factor (two triangular solves; B a vector or a matrix)."""
-        if L.shape[0] == 0:
-            return np.zeros_like(B, dtype=np.float64)
-        x, info = dpotrs(L, B, lower=1)
-        if info != 0:  # pragma: no cover - only on malformed input
-            raise np.linalg.LinAlgError(f"dpotrs failed (info = {info})")
-        return x
+        """Fresh lower Cholesky factor of ``A_S``."""
+        return _kern.factor(self.K, self.ridge, np.asarray(S, dtype=np.int64))
 
     def _grow(self, S, L, J):
-        """Append the points J: ``[[L, 0], [W^T, chol(A_JJ - W^T W)]]`` with ``W = L^{-1} A_SJ``."""
-        if J.size == 0:
-            return S, L
-        S2 = np.r_[S, J]
-        if S.size == 0:
-            return S2, self._factor(S2)
-        W, info = dtrtrs(L, self._gram(S, J), lower=1)
-        L22 = self._chol(self._gram(J) - W.T @ W) if info == 0 else None
-        if L22 is None:  # pragma: no cover - Schur complement of an SPD matrix: round-off only
-            self.n_refactor += 1
-            return S2, self._factor(S2)
-        m, q = S.size, J.size
-        out = np.zeros((m + q, m + q))
-        out[:m, :m] = L
-        out[m:, :m] = W.T
-        out[m:, m:] = L22
-        return S2, out
+        """Append the points J to the factor of ``A_S`` (see :func:`solvers._bb_kernels.grow`)."""
+        S, L, r = _kern.grow(self.K, self.ridge, np.asarray(S, dtype=np.int64), np.ascontiguousarray(L),
+                             np.asarray(J, dtype=np.int64))
+        self.n_refactor += r
+        return S, L
 
     def _shrink(self, S, L, keep):
-        """Drop the positions ``~keep``: the factor of a principal submatrix of A_S.
-
-        Rows before the first removed position p0 keep their factor rows (a leading principal
-        block factors by the leading block of L); the kept rows after p0 keep their first p0
-        columns, and their trailing block is the Cholesky factor of the exact Schur complement
-        ``A_TT - L_T,:p0 L_T,:p0^T`` (T the kept positions after p0).
-        """
-        if keep.all():
-            return S, L
-        R = np.flatnonzero(keep)
-        if R.size == 0:
-            return S[R], np.empty((0, 0))
-        p0 = int(np.flatnonzero(~keep)[0])
-        T = R[R > p0]
-        out = np.zeros((R.size, R.size))
-        out[:p0, :p0] = L[:p0, :p0]
-        if T.size:
-            LT = L[T, :p0]
-            out[p0:, :p0] = LT
-            L22 = self._chol(self._gram(S[T]) - LT @ LT.T)
-            if L22 is None:  # pragma: no cover - Schur complement of an SPD matrix: round-off only
-                self.n_refactor += 1
-                return S[R], self._factor(S[R])
-            out[p0:, p0:] = L22
-        return S[R], out
-
-    def _value(self, beta_S, S, b, f, y, assigned):
-        slack = np.maximum(1.0 - y[assigned] * f[assigned], 0.0)
-        reg = float(beta_S @ (f[S] - b)) if S.size else 0.0
-        return 0.5 * reg + float(self.cost[assigned] @ (slack * slack))
+        """Drop the positions ``~keep`` from the factor (see :func:`solvers._bb_kernels.shrink`)."""
+        S, L, r = _kern.shrink(self.K, self.ridge, np.asarray(S, dtype=np.int64), np.ascontiguousarray(L),
+                               np.asarray(keep, dtype=np.bool_))
+        self.n_refactor += r
+        return S, L
 
     def empty(self):
-        return _State(np.empty(0, np.intp), np.empty((0, 0)), np.zeros(self.n), 0.0, np.zeros(self.n), 0.0)
+        return _State(np.empty(0, np.int64), np.empty((0, 0)), np.zeros(self.n), 0.0, np.zeros(self.n), 0.0)
 
     def add(self, st: _State, y, new):
         """Optimum for the labels ``y`` (0 = not in the set), which extend ``st``'s set by ``new``.
@@ -277,62 +206,12 @@ class _IncrementalL2SVM:
         warm-started at ``st``: the parent optimum is the exact starting point, and a point
         entering outside the margin leaves it optimal (``st`` is returned unchanged).
         """
-        enter = new[y[new] * st.f[new] < 1.0]
-        if enter.size == 0:
+        changed, S, L, beta, b, f, value, r = _kern.add(self.K, self.ridge, self.cost, _f64(y), st.S, st.L, st.beta,
+                                                        float(st.b), st.f, np.asarray(new, dtype=np.int64))
+        if not changed:
             return st
-        K = self.K
-        assigned = y != 0
-        beta, b, f = st.beta, st.b, st.f
-        S, L = self._grow(st.S, st.L, enter)
-        refreshed = False
-        for _ in range(_MAX_NEWTON):
-            if S.size:
-                yS = y[S]
-                v = self.solve(L, np.column_stack([np.ones(S.size), yS]))
-                v1, v2 = v[:, 0], v[:, 1]
-                b_bar = float(v2.sum() / v1.sum())
-                bS = v2 - b_bar * v1
-                f_bar = bS @ K[S] + b_bar
-                resid = f_bar[S] + bS * self.ridge[S] - yS
-                if not refreshed and np.max(np.abs(resid)) > _RESID_TOL:
-                    # Safety net (rare with the factor): refactor once and redo the point.
-                    L = self._factor(S)
-                    self.n_refactor += 1
-                    refreshed = True
-                    continue
-            else:  # no loss anywhere: beta = 0 minimizes the model, b is free
-                bS, b_bar, f_bar = np.empty(0), b, np.full(self.n, b)
-            refreshed = False
-            margin = y * f_bar
-            in_S = np.zeros(self.n, bool)
-            in_S[S] = True
-            if np.all(margin[S] <= 1.0 + _MARGIN_TOL) and np.all(margin[assigned & ~in_S] >= 1.0 - _MARGIN_TOL):
-                beta_bar = np.zeros(self.n)
-                beta_bar[S] = bS
-                return _State(S, L, beta_bar, b_bar, f_bar, self._value(bS, S, b_bar, f_bar, y, assigned))
-            beta_bar = np.zeros(self.n)
-            beta_bar[S] = bS
-            dbeta = beta_bar - beta
-            t, slope0 = _exact_line_search(float(dbeta @ (f - b)), float(dbeta @ (f_bar - b_bar)), f, f_bar, y,
-                                           self.c2, assigned)
-            beta = beta + t * dbeta
-            b = b + t * (b_bar - b)
-            f = f + t * (f_bar - f)
-            if -slope0 <= 1e-13 * max(abs(self._value(beta[S], S, b, f, y, assigned)), 1e-300):
-                break
-            active = assigned & (y * f < 1.0)
-            keep = active[S]
-            S, L = self._shrink(S, L, keep)
-            in_S[:] = False
-            in_S[S] = True
-            S, L = self._grow(S, L, np.flatnonzero(active & ~in_S))
-        # Newton decrement at round-off level (or the cap): the current point is the optimum.
-        nz = np.flatnonzero(beta)
-        S2 = np.flatnonzero(assigned & (y * f < 1.0))
-        st2 = _State(S2, self._factor(S2), beta, b, f,
-                     self._value(beta[nz], nz, b, f, y, assigned))
-        self.n_refactor += 1
-        return st2
+        self.n_refactor += r
+        return _State(S, L, beta, b, f, value)
 
     def lookahead(self, st: _State, y, U, c_star):
         """Branching scores (NIPS 2006 eqs. 7-8) and dual lower bounds of both children, per x in U.
@@ -350,40 +229,8 @@ class _IncrementalL2SVM:
         first support vector whose ``y_i beta_i`` reaches 0, so the point stays dual feasible
         and the value is a valid bound whether or not the support set would change.
         """
-        ridge_x = 1.0 / (2.0 * c_star)
-        fU = st.f[U]
-        S = st.S
-        if S.size == 0:
-            # No support vector (every assigned point outside the margin): only the trivial
-            # bound s(L + {x, y}) >= s(L) is used.
-            score = (1.0 + np.abs(fU)) ** 2 / (2.0 * (self.kdiag[U] + ridge_x))
-            return score, np.full(U.size, st.value), np.full(U.size, st.value)
-        A = self.K[np.ix_(S, U)]
-        W = self.solve(st.L, A)
-        g = self.solve(st.L, np.ones(S.size))
-        sigma = g.sum()
-        t = (1.0 - g @ A) / sigma
-        # v^T M^{-1} v for the bordered M, through the block inverse of [[A_S, 1], [1^T, 0]].
-        Sx = np.maximum(self.kdiag[U] - np.einsum("ij,ij->j", A, W) + t * t * sigma, 0.0)
-        q = Sx + ridge_x
-        score = (1.0 + np.abs(fU)) ** 2 / (2.0 * q)
-        yS, bS = y[S], st.beta[S]
-        # Dual value and gradient at beta* from the actual solution (exact even with round-off).
-        grad = yS - (st.f[S] - st.b) - bS * self.ridge[S]
-        D0 = float(yS @ bS) - 0.5 * float(bS @ (yS - grad))
-        delta = -W - np.outer(g, t)
-        lin0 = grad @ delta - (fU - st.b)  # d D / d tau at tau = 0, less the y_x term
-        a = np.maximum(yS * bS, 0.0)[:, None]
-        E = yS[:, None] * delta  # d(y_i beta_i)/d tau for label +1 (sign flips for -1)
-        bounds = []
-        for label, Es in ((1.0, E), (-1.0, -E)):
-            slope = label * lin0 + 1.0  # theta-derivative; = 1 - y_x f(x) at the exact optimum
-            theta = np.maximum(slope, 0.0) / q
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(Es < 0.0, a / -Es, np.inf)
-            theta = np.minimum(theta, ratio.min(axis=0))
-            bounds.append(D0 + theta * slope - 0.5 * q * theta * theta)
-        return score, bounds[0], bounds[1]
+        return _kern.lookahead(self.K, self.kdiag, self.ridge, st.S, st.L, st.beta, float(st.b), st.f,
+                               float(st.value), _f64(y), np.asarray(U, dtype=np.int64), float(c_star))
 
 
 def _balanced_bottleneck(lb_pos, lb_neg, k):
@@ -419,21 +266,8 @@ def _balanced_bottleneck(lb_pos, lb_neg, k):
     only <= m - k (the points allowed both fill up the count). Attainability is monotone in
     tau and the minimum is one of the 2m bounds: a binary search over them, O(m log m).
     """
-    m = lb_pos.size
-    taus = np.unique(np.concatenate([lb_pos, lb_neg]))
-
-    def attainable(tau):
-        ok_p, ok_n = lb_pos <= tau, lb_neg <= tau
-        return bool(np.all(ok_p | ok_n)) and np.sum(ok_p & ~ok_n) <= k and np.sum(ok_n & ~ok_p) <= m - k
-
-    lo, hi = 0, taus.size - 1  # taus[-1] is attainable whenever 0 <= k <= m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if attainable(taus[mid]):
-            hi = mid
-        else:
-            lo = mid + 1
-    return float(taus[lo])
+    return float(_kern.balanced_bottleneck(np.ascontiguousarray(lb_pos, dtype=np.float64),
+                                           np.ascontiguousarray(lb_neg, dtype=np.float64), int(k)))
 
 
 def _check_problem(K, y, n_pos, C, C_star):
@@ -576,6 +410,7 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
                          "problems of a few hundred points (NIPS 2006); subsample the data")
     unl = np.flatnonzero(y == 0)
     lab = np.flatnonzero(y != 0)
+    _kern.warm_up()
     t0 = time.perf_counter()
 
     best_labels, best_val, best_state, found_at = None, math.inf, None, 0

@@ -14,9 +14,10 @@ from harness import optima
 from harness.cli import main
 from harness.compare import compare
 from harness.protocol import ProtocolSettings, run_split
+from solvers import _bb_kernels as _kern
 from solvers import get_solver
 from solvers._kernels import gaussian_kernel, linear_kernel
-from solvers._primal import kernel_newton
+from solvers._primal import _exact_line_search, kernel_newton
 from solvers.bb import (BranchAndBoundS3VM, _balanced_bottleneck, _IncrementalL2SVM, branch_and_bound, brute_force,
                         s3vm_objective)
 
@@ -184,6 +185,58 @@ def test_factor_shrink_matches_a_fresh_factor():
         S, L = svm._shrink(S, L, keep)
         np.testing.assert_allclose(L, svm._factor(S), atol=1e-12)
         assert np.allclose(np.tril(L), L)
+
+
+def test_compiled_line_search_matches_the_numpy_one():
+    # solvers._bb_kernels.line_search is the loop form of solvers._primal._exact_line_search
+    # (SIGIR 2006 Table 3), with y = 0 marking the points outside the labeled set.
+    rng = np.random.default_rng(21)
+    for _ in range(200):
+        n = int(rng.integers(1, 40))
+        y = rng.choice([-1.0, 0.0, 1.0], n)
+        o = rng.normal(0.0, 1.5, n)
+        o_bar = o + rng.normal(0.0, 1.0, n) * (rng.random(n) < 0.8)
+        c2 = 2.0 * rng.choice([0.1, 1.0, 100.0], n)
+        reg0, reg1 = rng.normal(0.0, 1.0), rng.normal(0.0, 1.0) + 3.0
+        got = _kern.line_search(reg0, reg1, o, o_bar, y, c2)
+        want = _exact_line_search(reg0, reg1, o, o_bar, y, c2, y != 0)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_lookahead_score_is_nips_eq8_with_a_dense_bordered_solve():
+    # Proposition 1: S_x = K(x, x) - v^T M^{-1} v with v = [K_Sx; 1] and the bordered support-vector
+    # matrix M = [[K_SS + diag(1/(2c)), 1], [1^T, 0]]; score = (1 + |f(x)|)^2 / (2 S_x + 1/C*).
+    rng = np.random.default_rng(22)
+    n, l, C, C_star = 40, 25, 10.0, 3.0
+    K = gaussian_kernel(rng.standard_normal((n, 3)), sigma=1.5)
+    y = np.zeros(n)
+    y[:l] = np.where(rng.random(l) < 0.5, 1.0, -1.0)
+    y[0], y[1] = 1.0, -1.0
+    cost = np.where(y == 0, C_star, C)
+    svm = _IncrementalL2SVM(K, cost)
+    st = svm.add(svm.empty(), y, np.arange(l))
+    assert st.S.size >= 3
+    U = np.arange(l, n)
+    score, _, _ = svm.lookahead(st, y, U, C_star)
+    m = st.S.size
+    M = np.zeros((m + 1, m + 1))
+    M[:m, :m] = K[np.ix_(st.S, st.S)] + np.diag(1.0 / (2.0 * cost[st.S]))
+    M[:m, m] = M[m, :m] = 1.0
+    for j, x in enumerate(U):
+        v = np.r_[K[st.S, x], 1.0]
+        S_x = K[x, x] - v @ np.linalg.solve(M, v)
+        assert score[j] == pytest.approx((1.0 + abs(st.f[x])) ** 2 / (2.0 * S_x + 1.0 / C_star), rel=1e-9)
+
+
+def test_compiled_kernels_are_warm_before_the_clock_starts():
+    # The first numba call of a process compiles or loads the kernels (seconds); branch_and_bound
+    # does that before its clock starts, so its seconds and time limit count the search only.
+    rng = np.random.default_rng(23)
+    K, y, k, C, C_star = _tiny(rng)
+    branch_and_bound(K, y, k, C, C_star)
+    assert _kern._warm
+    for kernel in (_kern.add, _kern.lookahead, _kern.balanced_bottleneck, _kern.grow, _kern.shrink):
+        assert kernel.signatures, kernel
 
 
 def test_limits_stop_with_the_right_status_and_a_valid_bound():

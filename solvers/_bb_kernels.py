@@ -1,0 +1,556 @@
+"""Compiled node kernels of branch and bound (NIPS 2006 Alg. 1, Sec. 6).
+
+A branch-and-bound node does little arithmetic -- on Coil3 (216 points) the support set has
+about 50 points and 130 points are still free -- but the NumPy version spent it in some 60
+small array calls per node (about 0.9 ms a node, 1.1k nodes/s; issue 6 asks for a Coil3 proof,
+70-110k nodes, in about 10 s). These are the same algorithms written as loops and compiled with
+numba, so a node costs what its arithmetic costs:
+
+* :func:`factor`, :func:`grow`, :func:`shrink`, :func:`solve` -- the lower Cholesky factor of
+  the support-vector block ``A_S = K_SS + diag(1/(2 c_S))``, bordered when points enter and
+  refactored from the exact Gram entries behind the first removed row when points leave (the
+  scheme of :class:`solvers.bb._IncrementalL2SVM`, whose docstring says why a factor and not
+  an inverse);
+* :func:`add` -- the L2-SVM optimum after labeled points enter, by finite Newton with exact line
+  search warm-started at the parent optimum (as :func:`solvers._primal.kernel_newton`; the line
+  search is SIGIR 2006 Table 3, as :func:`solvers._primal._exact_line_search`);
+* :func:`lookahead` -- the branching scores of NIPS 2006 eqs. 7-8 and the dual bounds of both
+  children along Proposition 1's ray;
+* :func:`balanced_bottleneck` -- the balance-aware completion bound.
+
+Each is checked in ``tests/test_bb.py`` against a fresh factorization, the batch Newton solver,
+brute force, or the closed form it implements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MARGIN_TOL = 1e-9  # same support-set test as kernel_newton
+RESID_TOL = 1e-6  # Newton-system residual that triggers refactoring from scratch
+MAX_NEWTON = 200
+
+
+@njit(cache=True)
+def _chol_inplace(A):
+    """Overwrite A by its lower Cholesky factor (upper triangle zeroed); False if not SPD."""
+    m = A.shape[0]
+    for j in range(m):
+        s = A[j, j]
+        for k in range(j):
+            s -= A[j, k] * A[j, k]
+        if not s > 0.0:
+            return False
+        d = np.sqrt(s)
+        A[j, j] = d
+        for i in range(j + 1, m):
+            t = A[i, j]
+            for k in range(j):
+                t -= A[i, k] * A[j, k]
+            A[i, j] = t / d
+    for i in range(m):
+        for j in range(i + 1, m):
+            A[i, j] = 0.0
+    return True
+
+
+@njit(cache=True)
+def gram(K, ridge, S, T):
+    """``A[S, T]`` = ``K[S, T]``, plus ``ridge`` where the row and column are the same point."""
+    out = np.empty((S.size, T.size))
+    for a in range(S.size):
+        i = S[a]
+        for c in range(T.size):
+            out[a, c] = K[i, T[c]]
+            if T[c] == i:
+                out[a, c] += ridge[i]
+    return out
+
+
+@njit(cache=True)
+def factor(K, ridge, S):
+    """Fresh lower Cholesky factor of ``A_S`` (SPD: the ridge 1/(2c) > 0 is added to a PSD K)."""
+    A = gram(K, ridge, S, S)
+    if _chol_inplace(A):
+        return A
+    # Only if K is not PSD beyond the ridge: a relative jitter, as the NumPy version did.
+    A = gram(K, ridge, S, S)
+    tr = 0.0
+    for a in range(S.size):
+        tr += A[a, a]
+    for a in range(S.size):
+        A[a, a] += 1e-12 * tr / S.size
+    if not _chol_inplace(A):
+        raise ValueError("the Gram matrix is not positive semidefinite: its support-vector block "
+                         "has no Cholesky factor even with a jitter")
+    return A
+
+
+@njit(cache=True)
+def _forward(L, B):
+    """``B <- L^{-1} B`` in place (L lower triangular, B of shape (m, p))."""
+    m, p = B.shape
+    for i in range(m):
+        for k in range(i):
+            lik = L[i, k]
+            if lik != 0.0:
+                for j in range(p):
+                    B[i, j] -= lik * B[k, j]
+        inv = 1.0 / L[i, i]
+        for j in range(p):
+            B[i, j] *= inv
+
+
+@njit(cache=True)
+def _backward(L, B):
+    """``B <- L^{-T} B`` in place."""
+    m, p = B.shape
+    for i in range(m - 1, -1, -1):
+        for k in range(i + 1, m):
+            lki = L[k, i]
+            if lki != 0.0:
+                for j in range(p):
+                    B[i, j] -= lki * B[k, j]
+        inv = 1.0 / L[i, i]
+        for j in range(p):
+            B[i, j] *= inv
+
+
+@njit(cache=True)
+def solve(L, B):
+    """``A_S^{-1} B`` from the factor ``A_S = L L^T`` (B of shape (m, p); a new array)."""
+    X = B.copy()
+    _forward(L, X)
+    _backward(L, X)
+    return X
+
+
+@njit(cache=True)
+def grow(K, ridge, S, L, J):
+    """Append the points J: ``[[L, 0], [W^T, chol(A_JJ - W^T W)]]`` with ``W = L^{-1} A_SJ``.
+
+    Returns ``(S2, L2, refactored)``; ``refactored`` is 1 when round-off made the Schur
+    complement indefinite and the factor was rebuilt from scratch.
+    """
+    m, q = S.size, J.size
+    S2 = np.empty(m + q, np.int64)
+    S2[:m] = S
+    S2[m:] = J
+    if q == 0:
+        return S2, L.copy(), 0
+    if m == 0:
+        return S2, factor(K, ridge, S2), 0
+    W = gram(K, ridge, S, J)
+    _forward(L, W)
+    B = gram(K, ridge, J, J)
+    for a in range(q):
+        for c in range(q):
+            s = 0.0
+            for k in range(m):
+                s += W[k, a] * W[k, c]
+            B[a, c] -= s
+    if not _chol_inplace(B):
+        return S2, factor(K, ridge, S2), 1
+    out = np.zeros((m + q, m + q))
+    out[:m, :m] = L
+    out[m:, :m] = W.T
+    out[m:, m:] = B
+    return S2, out, 0
+
+
+@njit(cache=True)
+def shrink(K, ridge, S, L, keep):
+    """Drop the positions ``~keep``: the factor of a principal submatrix of A_S.
+
+    Rows before the first removed position p0 keep their factor rows (a leading principal block
+    factors by the leading block of L); the kept rows after p0 keep their first p0 columns, and
+    their trailing block is the Cholesky factor of the exact Schur complement
+    ``A_TT - L_T,:p0 L_T,:p0^T`` (T the kept positions after p0). Returns ``(S2, L2, refactored)``.
+    """
+    R = np.flatnonzero(keep)
+    if R.size == S.size:
+        return S.copy(), L.copy(), 0
+    S2 = S[R]
+    if R.size == 0:
+        return S2, np.zeros((0, 0)), 0
+    p0 = 0
+    while keep[p0]:
+        p0 += 1
+    T = R[p0:]  # the kept positions before p0 are exactly 0 .. p0 - 1
+    out = np.zeros((R.size, R.size))
+    out[:p0, :p0] = L[:p0, :p0]
+    if T.size:
+        nt = T.size
+        LT = np.empty((nt, p0))
+        for a in range(nt):
+            for k in range(p0):
+                LT[a, k] = L[T[a], k]
+        B = gram(K, ridge, S[T], S[T])
+        for a in range(nt):
+            for c in range(nt):
+                s = 0.0
+                for k in range(p0):
+                    s += LT[a, k] * LT[c, k]
+                B[a, c] -= s
+        if not _chol_inplace(B):
+            return S2, factor(K, ridge, S2), 1
+        out[p0:, :p0] = LT
+        out[p0:, p0:] = B
+    return S2, out, 0
+
+
+@njit(cache=True)
+def objective(beta, S, b, f, y, cost):
+    """``1/2 beta_S^T (f_S - b) + sum_assigned c_i max(0, 1 - y_i f_i)^2`` (y = 0: not assigned).
+
+    ``beta`` has one entry per point of S; ``f - b = K beta`` at an exact optimum, so the first
+    term is the regularizer ``1/2 beta^T K beta``.
+    """
+    reg = 0.0
+    for a in range(S.size):
+        reg += beta[a] * (f[S[a]] - b)
+    loss = 0.0
+    for i in range(y.size):
+        if y[i] != 0.0:
+            s = 1.0 - y[i] * f[i]
+            if s > 0.0:
+                loss += cost[i] * s * s
+    return 0.5 * reg + loss
+
+
+@njit(cache=True)
+def line_search(reg0, reg1, o, o_bar, y, c2):
+    """Exact line search on the piecewise quadratic (SIGIR 2006, Table 3); y = 0 is ineligible.
+
+    The loop form of :func:`solvers._primal._exact_line_search` (same breakpoints, same stable
+    order, same first piece where the derivative turns non-negative). Returns ``(t, slope0)``.
+    """
+    n = y.size
+    L = reg0
+    R = reg1
+    ncand = 0
+    for i in range(n):
+        if y[i] == 0.0:
+            continue
+        do = o_bar[i] - o[i]
+        if y[i] * o[i] < 1.0:
+            L += c2[i] * do * (o[i] - y[i])
+            R += c2[i] * do * (o_bar[i] - y[i])
+            if y[i] * do > 0.0:
+                ncand += 1
+        elif y[i] * do < 0.0:
+            ncand += 1
+    slope0 = L
+    if ncand:
+        cand = np.empty(ncand, np.int64)
+        sign = np.empty(ncand)
+        deltas = np.empty(ncand)
+        c = 0
+        for i in range(n):
+            if y[i] == 0.0:
+                continue
+            do = o_bar[i] - o[i]
+            active = y[i] * o[i] < 1.0
+            if (active and y[i] * do > 0.0) or (not active and y[i] * do < 0.0):
+                cand[c] = i
+                sign[c] = -1.0 if active else 1.0  # leaving the active set, or entering it
+                deltas[c] = (y[i] - o[i]) / do
+                c += 1
+        order = np.argsort(deltas, kind="mergesort")
+        Lb, Rb = L, R
+        hit = False
+        for c in order:
+            i = cand[c]
+            if Lb + deltas[c] * (Rb - Lb) >= 0.0:
+                hit = True
+                break
+            w = sign[c] * c2[i] * (o_bar[i] - o[i])
+            Lb += w * (o[i] - y[i])
+            Rb += w * (o_bar[i] - y[i])
+        L, R = Lb, Rb  # past the last breakpoint (no hit): the final piece
+    curvature = R - L
+    if not curvature > 0.0:
+        return 0.0, slope0
+    return max(0.0, -L / curvature), slope0
+
+
+@njit(cache=True)
+def add(K, ridge, cost, y, S, L, beta, b, f, new):
+    """L2-SVM optimum for the labels ``y`` (0 = not in the set), whose set extends the parent's by ``new``.
+
+    Finite Newton with exact line search (as :func:`solvers._primal.kernel_newton`), warm-started
+    at the parent optimum ``(S, L, beta, b, f)``: the parent is the exact starting point, and a
+    point entering outside the margin leaves it optimal. Returns ``(changed, S, L, beta, b, f,
+    value, n_refactor)``; ``changed`` is False (and the parent returned) when no point entered
+    inside the margin.
+    """
+    n = y.size
+    c2 = 2.0 * cost
+    n_enter = 0
+    for x in new:
+        if y[x] * f[x] < 1.0:
+            n_enter += 1
+    if n_enter == 0:
+        return False, S, L, beta, b, f, 0.0, 0
+    enter = np.empty(n_enter, np.int64)
+    c = 0
+    for x in new:
+        if y[x] * f[x] < 1.0:
+            enter[c] = x
+            c += 1
+    n_ref = 0
+    S, L, r = grow(K, ridge, S, L, enter)
+    n_ref += r
+    beta = beta.copy()
+    f = f.copy()
+    refreshed = False
+    in_S = np.zeros(n, np.bool_)
+    for _ in range(MAX_NEWTON):
+        m = S.size
+        bS = np.empty(m)
+        f_bar = np.empty(n)
+        if m:
+            V = np.empty((m, 2))
+            for a in range(m):
+                V[a, 0] = 1.0
+                V[a, 1] = y[S[a]]
+            V = solve(L, V)
+            s1 = 0.0
+            s2 = 0.0
+            for a in range(m):
+                s1 += V[a, 0]
+                s2 += V[a, 1]
+            b_bar = s2 / s1
+            f_bar[:] = b_bar
+            for a in range(m):
+                bS[a] = V[a, 1] - b_bar * V[a, 0]
+                row = K[S[a]]
+                ba = bS[a]
+                for j in range(n):
+                    f_bar[j] += ba * row[j]
+            resid = 0.0
+            for a in range(m):
+                i = S[a]
+                resid = max(resid, abs(f_bar[i] + bS[a] * ridge[i] - y[i]))
+            if not refreshed and resid > RESID_TOL:
+                # Safety net (rare with the factor): refactor once and redo the point.
+                L = factor(K, ridge, S)
+                n_ref += 1
+                refreshed = True
+                continue
+        else:  # no loss anywhere: beta = 0 minimizes the model, b is free
+            b_bar = b
+            f_bar[:] = b
+        refreshed = False
+        in_S[:] = False
+        for a in range(m):
+            in_S[S[a]] = True
+        optimal = True
+        for i in range(n):
+            if y[i] == 0.0:
+                continue
+            mg = y[i] * f_bar[i]
+            if (in_S[i] and mg > 1.0 + MARGIN_TOL) or (not in_S[i] and mg < 1.0 - MARGIN_TOL):
+                optimal = False
+                break
+        if optimal:
+            beta_bar = np.zeros(n)
+            for a in range(m):
+                beta_bar[S[a]] = bS[a]
+            return True, S, L, beta_bar, b_bar, f_bar, objective(bS, S, b_bar, f_bar, y, cost), n_ref
+        dbeta = -beta
+        for a in range(m):
+            dbeta[S[a]] += bS[a]
+        reg0 = 0.0
+        reg1 = 0.0
+        for j in range(n):
+            if dbeta[j] != 0.0:
+                reg0 += dbeta[j] * (f[j] - b)
+                reg1 += dbeta[j] * (f_bar[j] - b_bar)
+        t, slope0 = line_search(reg0, reg1, f, f_bar, y, c2)
+        for j in range(n):
+            beta[j] += t * dbeta[j]
+            f[j] += t * (f_bar[j] - f[j])
+        b = b + t * (b_bar - b)
+        if -slope0 <= 1e-13 * max(abs(objective(beta[S], S, b, f, y, cost)), 1e-300):
+            break
+        keep = np.empty(m, np.bool_)
+        for a in range(m):
+            keep[a] = y[S[a]] * f[S[a]] < 1.0
+        S, L, r = shrink(K, ridge, S, L, keep)
+        n_ref += r
+        in_S[:] = False
+        for a in range(S.size):
+            in_S[S[a]] = True
+        n_new = 0
+        for i in range(n):
+            if y[i] != 0.0 and y[i] * f[i] < 1.0 and not in_S[i]:
+                n_new += 1
+        J = np.empty(n_new, np.int64)
+        c = 0
+        for i in range(n):
+            if y[i] != 0.0 and y[i] * f[i] < 1.0 and not in_S[i]:
+                J[c] = i
+                c += 1
+        S, L, r = grow(K, ridge, S, L, J)
+        n_ref += r
+    # Newton decrement at round-off level (or the cap): the current point is the optimum.
+    nz = np.flatnonzero(beta)
+    n_sv = 0
+    for i in range(n):
+        if y[i] != 0.0 and y[i] * f[i] < 1.0:
+            n_sv += 1
+    S2 = np.empty(n_sv, np.int64)
+    c = 0
+    for i in range(n):
+        if y[i] != 0.0 and y[i] * f[i] < 1.0:
+            S2[c] = i
+            c += 1
+    return True, S2, factor(K, ridge, S2), beta, b, f, objective(beta[nz], nz, b, f, y, cost), n_ref + 1
+
+
+@njit(cache=True)
+def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star):
+    """Branching scores (NIPS 2006 eqs. 7-8) and dual lower bounds of both children, per x in U.
+
+    See :meth:`solvers.bb._IncrementalL2SVM.lookahead` for the derivation. Returns
+    ``(score, lb_pos, lb_neg)``.
+    """
+    p = U.size
+    m = S.size
+    ridge_x = 1.0 / (2.0 * c_star)
+    score = np.empty(p)
+    lbp = np.empty(p)
+    lbn = np.empty(p)
+    if m == 0:
+        # No support vector (every assigned point outside the margin): only the trivial bound
+        # s(L + {x, y}) >= s(L) is used.
+        for c in range(p):
+            x = U[c]
+            score[c] = (1.0 + abs(f[x])) ** 2 / (2.0 * (kdiag[x] + ridge_x))
+            lbp[c] = value
+            lbn[c] = value
+        return score, lbp, lbn
+    A = gram(K, ridge, S, U)  # U and S are disjoint: no ridge is added
+    W = solve(L, A)
+    g = solve(L, np.ones((m, 1)))[:, 0]
+    sigma = g.sum()
+    yS = np.empty(m)
+    bS = np.empty(m)
+    grad = np.empty(m)
+    D0 = 0.0
+    for a in range(m):
+        i = S[a]
+        yS[a] = y[i]
+        bS[a] = beta[i]
+        # Dual value and gradient at beta* from the actual solution (exact even with round-off).
+        grad[a] = y[i] - (f[i] - b) - bS[a] * ridge[i]
+    for a in range(m):
+        D0 += yS[a] * bS[a] - 0.5 * bS[a] * (yS[a] - grad[a])
+    # Loops run over the support vectors outside and the points x inside, along the rows of A
+    # and W (this is where the time goes: m x p entries, each touched a few times).
+    gA = np.zeros(p)  # g^T A
+    aw = np.zeros(p)  # diag(A^T A_S^{-1} A)
+    hW = np.zeros(p)  # grad^T W
+    for a in range(m):
+        ga, gr = g[a], grad[a]
+        for c in range(p):
+            gA[c] += ga * A[a, c]
+            aw[c] += A[a, c] * W[a, c]
+            hW[c] += gr * W[a, c]
+    gg = 0.0
+    for a in range(m):
+        gg += grad[a] * g[a]
+    t = np.empty(p)
+    q = np.empty(p)
+    lin0 = np.empty(p)
+    for c in range(p):
+        x = U[c]
+        t[c] = (1.0 - gA[c]) / sigma
+        # v^T M^{-1} v for the bordered M, through the block inverse of [[A_S, 1], [1^T, 0]].
+        q[c] = max(kdiag[x] - aw[c] + t[c] * t[c] * sigma, 0.0) + ridge_x
+        score[c] = (1.0 + abs(f[x])) ** 2 / (2.0 * q[c])
+        # d D / d tau at tau = 0 along delta = -W - g t^T, less the y_x term.
+        lin0[c] = -hW[c] - gg * t[c] - (f[x] - b)
+    aa = np.empty(m)
+    for a in range(m):
+        aa[a] = max(yS[a] * bS[a], 0.0)
+    for label in (1.0, -1.0):
+        slope = label * lin0 + 1.0  # theta-derivative; = 1 - y_x f(x) at the exact optimum
+        theta = np.maximum(slope, 0.0) / q
+        # Shorten the step to the first support vector whose y_i beta_i reaches 0: theta <=
+        # a_i / -e_i wherever e_i = d(y_i beta_i)/d tau = label y_i delta_i < 0.
+        for a in range(m):
+            ya, ga, ra = label * yS[a], g[a], aa[a]
+            for c in range(p):
+                e = -ya * (W[a, c] + ga * t[c])
+                if e < 0.0:
+                    r = ra / -e
+                    if r < theta[c]:
+                        theta[c] = r
+        bound = D0 + theta * slope - 0.5 * q * theta * theta
+        if label > 0.0:
+            lbp[:] = bound
+        else:
+            lbn[:] = bound
+    return score, lbp, lbn
+
+
+@njit(cache=True)
+def _attainable(lb_pos, lb_neg, k, tau):
+    m = lb_pos.size
+    only_p = 0
+    only_n = 0
+    for i in range(m):
+        ok_p = lb_pos[i] <= tau
+        ok_n = lb_neg[i] <= tau
+        if not (ok_p or ok_n):
+            return False
+        if ok_p and not ok_n:
+            only_p += 1
+        elif ok_n and not ok_p:
+            only_n += 1
+    return only_p <= k and only_n <= m - k
+
+
+@njit(cache=True)
+def balanced_bottleneck(lb_pos, lb_neg, k):
+    """``min_y max_x lb_{y_x}(x)`` over labelings with k positives (see :func:`solvers.bb._balanced_bottleneck`)."""
+    taus = np.unique(np.concatenate((lb_pos, lb_neg)))
+    lo, hi = 0, taus.size - 1  # taus[-1] is attainable whenever 0 <= k <= m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _attainable(lb_pos, lb_neg, k, taus[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return taus[lo]
+
+
+_warm = False
+
+
+def warm_up():
+    """Compile (or load from numba's cache) every kernel before a timed search starts.
+
+    The first call of a numba function in a process compiles it (about 15 s for this module) or
+    loads it from the on-disk cache (about 0.2 s); :func:`solvers.bb.branch_and_bound` calls this
+    before it starts its clock, so its ``seconds`` and time limit count the search only.
+    """
+    global _warm
+    if _warm:
+        return
+    K = np.array([[2.0, 1.0, 0.5], [1.0, 2.0, 1.0], [0.5, 1.0, 2.0]])
+    cost = np.ones(3)
+    ridge = 0.5 / cost
+    y = np.array([1.0, -1.0, 0.0])
+    st = add(K, ridge, cost, y, np.empty(0, np.int64), np.empty((0, 0)), np.zeros(3), 0.0, np.zeros(3),
+             np.array([0, 1], np.int64))
+    _, S, L, beta, b, f, value, _ = st
+    _, lbp, lbn = lookahead(K, np.ascontiguousarray(np.diag(K)), ridge, S, L, beta, b, f, value, y,
+                            np.array([2], np.int64), 1.0)
+    balanced_bottleneck(lbp, lbn, 1)
+    grow(K, ridge, S[:1], factor(K, ridge, S[:1]), S[1:])
+    shrink(K, ridge, S, L, np.array([False, True]))
+    _warm = True
