@@ -127,6 +127,32 @@ def solve(L, B):
 
 
 @njit(cache=True)
+def solve2(L, u, v):
+    """``A_S^{-1} [u, v]`` for two vectors, by dot products along the rows of L.
+
+    The Newton step's two right-hand sides: for them the inner loops of :func:`solve` (over the
+    columns of B) are too short to pay for themselves.
+    """
+    m = u.size
+    x = u.copy()
+    z = v.copy()
+    for i in range(m):
+        s, t = x[i], z[i]
+        for k in range(i):
+            s -= L[i, k] * x[k]
+            t -= L[i, k] * z[k]
+        x[i] = s / L[i, i]
+        z[i] = t / L[i, i]
+    for i in range(m - 1, -1, -1):
+        xi, zi = x[i] / L[i, i], z[i] / L[i, i]
+        x[i], z[i] = xi, zi
+        for k in range(i):  # the column L[i, :i] of L^T: subtract row i's contribution now
+            x[k] -= L[i, k] * xi
+            z[k] -= L[i, k] * zi
+    return x, z
+
+
+@njit(cache=True)
 def grow(K, ridge, S, L, J):
     """Append the points J: ``[[L, 0], [W^T, chol(A_JJ - W^T W)]]`` with ``W = L^{-1} A_SJ``.
 
@@ -188,7 +214,7 @@ def shrink(K, ridge, S, L, keep):
                 LT[a, k] = L[T[a], k]
         B = gram(K, ridge, S[T], S[T])
         for a in range(nt):
-            for c in range(nt):
+            for c in range(a + 1):  # the lower triangle: all the factorization reads
                 s = 0.0
                 for k in range(p0):
                     s += LT[a, k] * LT[c, k]
@@ -311,20 +337,11 @@ def add(K, ridge, cost, y, S, L, beta, b, f, new):
         bS = np.empty(m)
         f_bar = np.empty(n)
         if m:
-            V = np.empty((m, 2))
-            for a in range(m):
-                V[a, 0] = 1.0
-                V[a, 1] = y[S[a]]
-            V = solve(L, V)
-            s1 = 0.0
-            s2 = 0.0
-            for a in range(m):
-                s1 += V[a, 0]
-                s2 += V[a, 1]
-            b_bar = s2 / s1
+            v1, v2 = solve2(L, np.ones(m), y[S])
+            b_bar = v2.sum() / v1.sum()
             f_bar[:] = b_bar
             for a in range(m):
-                bS[a] = V[a, 1] - b_bar * V[a, 0]
+                bS[a] = v2[a] - b_bar * v1[a]
                 row = K[S[a]]
                 ba = bS[a]
                 for j in range(n):
@@ -434,7 +451,7 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star):
         return score, lbp, lbn
     A = gram(K, ridge, S, U)  # U and S are disjoint: no ridge is added
     W = solve(L, A)
-    g = solve(L, np.ones((m, 1)))[:, 0]
+    g = solve2(L, np.ones(m), np.zeros(m))[0]
     sigma = g.sum()
     yS = np.empty(m)
     bS = np.empty(m)
