@@ -46,6 +46,15 @@ class Fit:
             raise NotImplementedError(reason)
         self.cls = P.solvers.get_solver(solver)
         self.problem = P.load_problem(problem)
+        if solver == "bb":
+            # Its numba kernels compile (or load from the cache) on first use in a process:
+            # seconds that are not part of a fit.
+            try:
+                from solvers._bb_kernels import warm_up
+            except ImportError:  # a commit before the compiled kernels
+                pass
+            else:
+                warm_up()
 
     def _run(self):
         p = self.problem
