@@ -138,10 +138,11 @@ def lookup(problem: BinaryProblem, store: dict) -> dict | None:
 
 
 # ------------------------------------------------------------------------------------ compute
-def _module_sha() -> str:
-    import solvers.bb as bb
+def _module_sha(module="solvers.bb") -> str:
+    """First 16 hex digits of the sha256 of a module's file: which code ran a search."""
+    import importlib
 
-    return hashlib.sha256(Path(bb.__file__).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(Path(importlib.import_module(module).__file__).read_bytes()).hexdigest()[:16]
 
 
 def labels_to_str(labels) -> str:
@@ -236,6 +237,7 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
             "found_by": "search" if res.found_at_node else "initial labeling",
             "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
             "labels": labels_to_str(res.labels), "bb_module_sha256": _module_sha(),
+            "bb_kernels_sha256": _module_sha("solvers._bb_kernels"),
             "time_limit": time_limit, "node_limit": node_limit, "branching": branching,
             "resumed": resume is not None,
             "frontier": None if optimal else _frontier_to_json(res.frontier),
@@ -289,7 +291,7 @@ def merge_entries(old: dict, new: dict) -> dict:
     for k in ("frontier", "closed_bound", "frontier_nodes"):
         merged[k] = None if merged["certified"] or chain is None else chain.get(k)
     run = {k: old.get(k) for k in ("status", "objective", "lower_bound", "nodes", "seconds", "time_limit",
-                                   "node_limit", "bb_module_sha256", "resumed")}
+                                   "node_limit", "bb_module_sha256", "bb_kernels_sha256", "resumed")}
     run["branching"] = old.get("branching", "nips")
     merged["previous_runs"] = list(old.get("previous_runs", [])) + [run]
     return merged

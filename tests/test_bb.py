@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -507,6 +508,11 @@ def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp
     assert done["objective"] <= first["objective"]
     assert [r["status"] for r in done["previous_runs"]] == ["node_limit"]
     assert done["previous_runs"][0]["node_limit"] == 3
+    # Which code ran each search: the search module and its compiled kernels.
+    for entry in (done, done["previous_runs"][0]):
+        for field, module in (("bb_module_sha256", "bb.py"), ("bb_kernels_sha256", "_bb_kernels.py")):
+            digest = hashlib.sha256((ROOT / "solvers" / module).read_bytes()).hexdigest()[:16]
+            assert entry[field] == digest
 
 
 def test_a_stopped_search_is_resumed_from_its_stored_frontier_to_the_certified_optimum(tmp_path):
