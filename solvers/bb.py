@@ -381,9 +381,9 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     Notes
     -----
     Coil3 (210 unlabeled, sigma = 3000, C = C* = 100) takes tens of thousands to millions of
-    nodes per one-versus-rest problem with the true labeling as incumbent: 66k-2.8M for the 23
-    stored certified ones (median 349k), while the other 7 stopped after 1.5M-12M nodes with
-    gaps of 64-78%. The compiled node kernels (:mod:`solvers._bb_kernels`) run about 10k nodes
+    nodes per one-versus-rest problem with the best known labeling as incumbent: 66k-18.6M for
+    the 27 stored certified ones, while the other 3 stopped after 2M-15M nodes with gaps of
+    65-78%. The compiled node kernels (:mod:`solvers._bb_kernels`) run about 10k nodes
     per second on one core of the shared 2-core machine (the other busy): split 2 class 0 in
     6.5 s (72875 nodes; 37.2 s with the NumPy kernels in the same run), split 1 class 1 in
     13.5 s (133876 nodes; 64.3 s). Along the optimal path s(L) stays below 45 up to depth 120 while the optimum is
