@@ -2,12 +2,17 @@
 
 Runs :func:`solvers.bb.branch_and_bound` on two-moons realizations (100 unlabeled points) and,
 optionally, Coil3 splits (210 unlabeled, three one-versus-rest problems), ``--repeat`` times each,
-in up to three variants -- ``nips``: the NIPS 2006 bound and branching alone (``lookahead=False,
+in up to four variants -- ``nips``: the NIPS 2006 bound and branching alone (``lookahead=False,
 branching="nips"``, the paper's algorithm); ``lookahead``: plus the dual look-ahead bounds;
-``product``: plus branching on the product of the two children's bound gains -- and prints medians
-and the ratios to the first variant measured in the same run::
+``fixing``: plus fixing the labels those bounds force (the default of ``branch_and_bound``);
+``product``: that, branching on the product of the two children's bound gains -- and prints
+medians and the ratios to the first variant measured in the same run::
 
     OPENBLAS_NUM_THREADS=1 python scripts/bench_bb.py --moons 10 --repeat 3 [--coil3 1 --time-limit 60]
+
+``--jobs 2`` runs the binary problems of a realization (Coil3: three, one versus rest) in two
+worker processes, whose numba kernels are compiled or loaded before the clock starts; the
+seconds are then the wall time of the realization on both cores.
 
 ``--per-problem`` adds one row per binary problem (nodes, inverse rebuilds, lower bound, gap,
 unlabeled error of the returned labeling) -- the numbers that say how far from certified a
@@ -19,16 +24,19 @@ from __future__ import annotations
 
 import argparse
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
 from harness.optima import REFERENCE_SETS, binary_problems
 from harness.protocol import _gram
+from solvers import _bb_kernels
 from solvers.bb import branch_and_bound
 
-VARIANTS = {"nips": {"lookahead": False, "branching": "nips"},  # the paper's algorithm
-            "lookahead": {"lookahead": True, "branching": "nips"},
-            "product": {"lookahead": True, "branching": "product"}}
+VARIANTS = {"nips": {"lookahead": False, "fixing": False, "branching": "nips"},  # the paper's algorithm
+            "lookahead": {"lookahead": True, "fixing": False, "branching": "nips"},
+            "fixing": {"lookahead": True, "fixing": True, "branching": "nips"},  # the default
+            "product": {"lookahead": True, "fixing": True, "branching": "product"}}
 
 
 def _problems(set_name, n):
@@ -39,8 +47,14 @@ def _problems(set_name, n):
         yield i, probs, _gram(probs[0].X, ref.settings), ref.settings
 
 
-def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead", "product"), per_problem=False,
-        seed_truth=False, node_limit=None):
+def _solve(args):
+    K, p, s, time_limit, node_limit, seed_truth, variant = args
+    return branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
+                            initial_labels=p.y[p.n_lab:] if seed_truth else None, **VARIANTS[variant])
+
+
+def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead", "fixing", "product"), per_problem=False,
+        seed_truth=False, node_limit=None, pool=None):
     print(f"== {set_name}: {n} problems x {repeat} repeats, time limit {time_limit} s per binary problem"
           f"{', seeded with the true labeling' if seed_truth else ''} ==")
     print(f"{'problem':>8} {'variant':>10} {'median s':>9} {'nodes':>8} {'status':>10} {'objective':>10}")
@@ -49,10 +63,9 @@ def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead", "prod
         for variant in variants:
             secs, res = [], []
             for _ in range(repeat):
+                tasks = [(K, p, s, time_limit, node_limit, seed_truth, variant) for p in probs]
                 t0 = time.perf_counter()
-                res = [branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
-                                        initial_labels=p.y[p.n_lab:] if seed_truth else None, **VARIANTS[variant])
-                       for p in probs]
+                res = list(map(_solve, tasks) if pool is None else pool.map(_solve, tasks))
                 secs.append(time.perf_counter() - t0)
             nodes = sum(r.nodes for r in res)
             status = sorted({r.status for r in res})
@@ -82,19 +95,31 @@ def main(argv=None):
     p.add_argument("--coil3", type=int, default=0, help="Coil3 splits (needs the COIL-20 file)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--time-limit", type=float, default=None)
-    p.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["nips", "lookahead", "product"],
+    p.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["nips", "lookahead", "fixing", "product"],
                    help="nips: the paper's bound and branching (NIPS 2006 Alg. 1, eq. 7); lookahead: plus the "
-                        "dual look-ahead bounds; product: plus branching on the product of both children's bound gains")
+                        "dual look-ahead bounds; fixing: plus the labels they force (the default); product: that, "
+                        "branching on the product of both children's bound gains")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes for the binary problems of a realization")
     p.add_argument("--node-limit", type=int, default=None)
     p.add_argument("--per-problem", action="store_true", help="one row per binary problem")
     p.add_argument("--seed-truth", action="store_true", help="seed the incumbent with the true labeling")
     args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error(f"--jobs must be at least 1, got {args.jobs}")
+    pool = None
+    if args.jobs > 1:
+        pool = ProcessPoolExecutor(args.jobs, initializer=_bb_kernels.warm_up)
+        list(pool.map(time.sleep, [0.5] * args.jobs))  # every worker started and warmed before any clock
     kw = dict(variants=tuple(args.variants), per_problem=args.per_problem, seed_truth=args.seed_truth,
-              node_limit=args.node_limit)
-    if args.moons:
-        run("two_moons", args.moons, args.repeat, args.time_limit, **kw)
-    if args.coil3:
-        run("coil3", args.coil3, args.repeat, args.time_limit, **kw)
+              node_limit=args.node_limit, pool=pool)
+    try:
+        if args.moons:
+            run("two_moons", args.moons, args.repeat, args.time_limit, **kw)
+        if args.coil3:
+            run("coil3", args.coil3, args.repeat, args.time_limit, **kw)
+    finally:
+        if pool is not None:
+            pool.shutdown()
 
 
 if __name__ == "__main__":

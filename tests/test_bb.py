@@ -41,13 +41,23 @@ def _tiny(rng, linear=False):
     return K, y, k, C, C_star
 
 
-@pytest.mark.parametrize("branching,lookahead", [("nips", True), ("nips", False), ("bound", True), ("product", True)])
-def test_bb_equals_brute_force_on_random_tiny_problems(branching, lookahead):
+@pytest.mark.parametrize("branching,lookahead,fixing", [("nips", True, True), ("nips", True, False), ("nips", False, False),
+                                                        ("bound", True, True), ("product", True, True)])
+@pytest.mark.parametrize("seeded", [False, True])
+def test_bb_equals_brute_force_on_random_tiny_problems(branching, lookahead, fixing, seeded):
+    # Seeded with a good labeling (the 3rd best), fixing acts from the root on.
     rng = np.random.default_rng(2006)
     for t in range(60):
         K, y, k, C, C_star = _tiny(rng, linear=(t % 5 == 4))
         bf = brute_force(K, y, k, C, C_star)
-        bb = branch_and_bound(K, y, k, C, C_star, branching=branching, lookahead=lookahead)
+        init = None
+        if seeded:
+            u = int(np.sum(y == 0))
+            pos = list(itertools.combinations(range(u), k))[int(np.argsort(bf.objectives)[min(2, bf.n_labelings - 1)])]
+            init = -np.ones(u)
+            init[list(pos)] = 1.0
+        bb = branch_and_bound(K, y, k, C, C_star, branching=branching, lookahead=lookahead, fixing=fixing,
+                              initial_labels=init)
         assert bb.status == "optimal"
         assert bb.objective == pytest.approx(bf.objective, rel=1e-8), t
         assert bb.lower_bound <= bf.objective * (1 + 1e-9)
@@ -238,6 +248,23 @@ def test_compiled_kernels_are_warm_before_the_clock_starts():
     assert _kern._warm
     for kernel in (_kern.add, _kern.lookahead, _kern.balanced_bottleneck, _kern.grow, _kern.shrink):
         assert kernel.signatures, kernel
+
+
+def test_fixing_labels_points_before_branching_and_saves_nodes():
+    # Seeded with its optimum, a two-moons problem has points whose other label alone reaches the
+    # incumbent from the root on: fixing them saves nodes and leaves the optimum unchanged.
+    from harness.optima import REFERENCE_SETS, binary_problems
+    from harness.protocol import _gram
+
+    ref = REFERENCE_SETS["two_moons"]
+    ds, split = ref.make(0)
+    (p,) = binary_problems("two_moons", ds, split, ref.settings)
+    K, s = _gram(p.X, ref.settings), ref.settings
+    runs = {fix: branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, initial_labels=p.y[p.n_lab:], fixing=fix)
+            for fix in (True, False)}
+    assert runs[True].status == runs[False].status == "optimal"
+    assert runs[True].objective == pytest.approx(runs[False].objective, rel=1e-9)
+    assert runs[True].nodes < runs[False].nodes
 
 
 def test_limits_stop_with_the_right_status_and_a_valid_bound():
