@@ -7,7 +7,7 @@ Subcommands::
     s3vm-bench data info NAME
     s3vm-bench run --solver NAME --dataset NAME [--splits N] ...
     s3vm-bench demo                      two-moons reproduction (NIPS 2006 Table 1), no download
-    s3vm-bench optima build SET... [--n N] [--time-limit S] [--node-limit N] [--branching RULE] [--resume]
+    s3vm-bench optima build SET... [--n N] [--time-limit S] [--node-limit N] [--branching RULE] [--resume] [--jobs N]
                      [--only KEY...]
     s3vm-bench optima show SET           what is stored, certified or not
     s3vm-bench compare SOLVER [--datasets SET...] [--splits N]  a solver against the optima
@@ -155,7 +155,7 @@ def _optima_build(args) -> int:
             for name in args.sets:
                 build(name, args.n, time_limit=args.time_limit, node_limit=args.node_limit,
                       seed_truth=args.seed_truth, force=args.force, branching=args.branching, resume=args.resume,
-                      only=args.only)
+                      only=args.only, jobs=args.jobs)
     except (ValueError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -325,6 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="branching rule of solvers.bb (all exact; a rule not yet tried on an uncertified entry "
                     "retries it)")
     ob.add_argument("--only", nargs="+", metavar="KEY", help="only these problems, e.g. split6/class0")
+    ob.add_argument("--jobs", type=int, default=1, help="processes per search (default 1)")
     ob.add_argument("--resume", action="store_true",
                     help="continue the stopped search of an uncertified entry from the frontier it kept, by the "
                     "given limit (whatever the earlier limits were)")

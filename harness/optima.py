@@ -70,6 +70,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solvers._primal import kernel_newton
+from solvers._validation import check_int
 
 from ._atomic import atomic_write
 from .protocol import _gram
@@ -165,11 +166,13 @@ def _frontier_from_json(items) -> list:
 
 
 def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_truth=False, gram=None,
-            branching="nips", seed_labels=None, resume=None) -> dict:
+            branching="nips", seed_labels=None, resume=None, jobs=1) -> dict:
     """Run branch and bound on one problem; return the entry to store.
 
     Parameters
     ----------
+    jobs : int, default=1
+        Processes of the search (:func:`solvers.bb.parallel_branch_and_bound`; recorded).
     seed_truth : bool
         Seed the incumbent with the true labeling (a valid upper bound that only speeds up
         pruning; recorded as ``initial = "ground_truth"``).
@@ -195,7 +198,7 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     An entry that is not certified keeps its search's ``frontier`` and ``closed_bound`` so that
     it can be resumed.
     """
-    from solvers.bb import branch_and_bound, s3vm_objective
+    from solvers.bb import parallel_branch_and_bound, s3vm_objective
 
     if resume is not None:
         if resume.get("digest") != problem.digest():
@@ -221,8 +224,8 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
         if value < best:
             best, initial, seed, seed_from = value, "stored_labeling", stored, source
     frontier = None if resume is None else _frontier_from_json(resume["frontier"])
-    res = branch_and_bound(K, y, problem.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
-                           initial_labels=seed, branching=branching, frontier=frontier)
+    res = parallel_branch_and_bound(K, y, problem.k, s.C, s.c_star, n_jobs=jobs, time_limit=time_limit,
+                                    node_limit=node_limit, initial_labels=seed, branching=branching, frontier=frontier)
     closed, lower, gap = res.closed_bound, res.lower_bound, res.gap
     if resume is not None:  # the parts the earlier searches closed bound the rest of the tree
         before = resume.get("closed_bound")
@@ -238,7 +241,7 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
             "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
             "labels": labels_to_str(res.labels), "bb_module_sha256": _module_sha(),
             "bb_kernels_sha256": _module_sha("solvers._bb_kernels"),
-            "time_limit": time_limit, "node_limit": node_limit, "branching": branching,
+            "time_limit": time_limit, "node_limit": node_limit, "branching": branching, "jobs": jobs,
             "resumed": resume is not None,
             "frontier": None if optimal else _frontier_to_json(res.frontier),
             "closed_bound": None if optimal or not np.isfinite(closed) else float(closed),
@@ -349,7 +352,7 @@ def _labelings_from_other_splits(set_name: str, problem: BinaryProblem, i: int, 
 
 
 def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=None, seed_truth=False,
-          directory=None, force=False, branching="nips", resume=False, only=None, echo=print) -> dict:
+          directory=None, force=False, branching="nips", resume=False, only=None, jobs=1, echo=print) -> dict:
     """Compute the entries of the first ``n`` problems that a search with these limits can improve.
 
     That is every missing entry and every uncertified one whose searches with this ``branching``
@@ -363,9 +366,11 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     problem. With ``resume``, an uncertified entry that kept the frontier of its search continues
     that search instead (``certify(resume=...)``), whatever the limits of earlier searches: run
     again and again, a long proof advances by the given limit each time. ``only`` restricts the
-    build to these entry keys (``"split6/class0"``) among the first ``n`` problems.
+    build to these entry keys (``"split6/class0"``) among the first ``n`` problems. ``jobs``
+    processes search each problem (``certify(jobs=...)``); problems run one after the other.
     """
     ref = get_reference_set(set_name)
+    jobs = check_int(jobs, "jobs", 1)
     only = None if only is None else set(only)
     n = ref.n_default if n is None else int(n)
     if n < 1:
@@ -398,7 +403,7 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
             if old is not None:
                 seeds[prob.key] = old["labels"]
             entry = certify(prob, time_limit=time_limit, node_limit=node_limit, seed_truth=seed_truth, gram=gram,
-                            branching=branching, seed_labels=seeds, resume=old if cont else None)
+                            branching=branching, seed_labels=seeds, resume=old if cont else None, jobs=jobs)
             seeded_from = entry.get("seed_from")
             if old is not None:
                 entry = merge_entries(old, entry)

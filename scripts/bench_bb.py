@@ -10,9 +10,9 @@ medians and the ratios to the first variant measured in the same run::
 
     OPENBLAS_NUM_THREADS=1 python scripts/bench_bb.py --moons 10 --repeat 3 [--coil3 1 --time-limit 60]
 
-``--jobs 2`` runs the binary problems of a realization (Coil3: three, one versus rest) in two
-worker processes, whose numba kernels are compiled or loaded before the clock starts; the
-seconds are then the wall time of the realization on both cores.
+``--jobs 2`` searches each binary problem on two processes
+(:func:`solvers.bb.parallel_branch_and_bound`); the seconds are then wall time on both cores,
+starting the workers included.
 
 ``--per-problem`` adds one row per binary problem (nodes, inverse rebuilds, lower bound, gap,
 unlabeled error of the returned labeling) -- the numbers that say how far from certified a
@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import argparse
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
 from harness.optima import REFERENCE_SETS, binary_problems, labels_from_str, load_store, lookup
 from harness.protocol import _gram
 from solvers import _bb_kernels
-from solvers.bb import branch_and_bound
+from solvers.bb import parallel_branch_and_bound
 
 VARIANTS = {"nips": {"lookahead": False, "fixing": False, "branching": "nips"},  # the paper's algorithm
             "lookahead": {"lookahead": True, "fixing": False, "branching": "nips"},
@@ -61,14 +60,10 @@ def _seed(p, seed, store):
     return None
 
 
-def _solve(args):
-    K, p, s, time_limit, node_limit, init, variant = args
-    return branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, time_limit=time_limit, node_limit=node_limit,
-                            initial_labels=init, **VARIANTS[variant])
 
 
 def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead", "fixing", "product"), per_problem=False,
-        seed=None, node_limit=None, pool=None):
+        seed=None, node_limit=None, jobs=1):
     store = load_store(set_name) if seed == "stored" else None
     seeded = {"truth": ", seeded with the true labeling", "stored": ", seeded with the stored optimum"}
     indices = range(n) if isinstance(n, int) else list(n)
@@ -80,9 +75,11 @@ def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead", "fixi
         for variant in variants:
             secs, res = [], []
             for _ in range(repeat):
-                tasks = [(K, p, s, time_limit, node_limit, _seed(p, seed, store), variant) for p in probs]
+                seeds = [_seed(p, seed, store) for p in probs]
                 t0 = time.perf_counter()
-                res = list(map(_solve, tasks) if pool is None else pool.map(_solve, tasks))
+                res = [parallel_branch_and_bound(K, p.y_masked, p.k, s.C, s.c_star, n_jobs=jobs, time_limit=time_limit,
+                                                 node_limit=node_limit, initial_labels=init, **VARIANTS[variant])
+                       for p, init in zip(probs, seeds)]
                 secs.append(time.perf_counter() - t0)
             nodes = sum(r.nodes for r in res)
             status = sorted({r.status for r in res})
@@ -118,7 +115,7 @@ def main(argv=None):
                    help="nips: the paper's bound and branching (NIPS 2006 Alg. 1, eq. 7); lookahead: plus the "
                         "dual look-ahead bounds; fixing: plus the labels they force (the default); product: that, "
                         "branching on the product of both children's bound gains")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes for the binary problems of a realization")
+    p.add_argument("--jobs", type=int, default=1, help="processes per search (parallel_branch_and_bound)")
     p.add_argument("--node-limit", type=int, default=None)
     p.add_argument("--per-problem", action="store_true", help="one row per binary problem")
     seed = p.add_mutually_exclusive_group()
@@ -127,21 +124,14 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error(f"--jobs must be at least 1, got {args.jobs}")
-    pool = None
-    if args.jobs > 1:
-        pool = ProcessPoolExecutor(args.jobs, initializer=_bb_kernels.warm_up)
-        list(pool.map(time.sleep, [0.5] * args.jobs))  # every worker started and warmed before any clock
+    _bb_kernels.warm_up()  # compiled or loaded from numba's cache before any clock starts
     kw = dict(variants=tuple(args.variants), per_problem=args.per_problem,
               seed="truth" if args.seed_truth else "stored" if args.seed_stored else None,
-              node_limit=args.node_limit, pool=pool)
-    try:
-        if args.moons:
-            run("two_moons", args.moons, args.repeat, args.time_limit, **kw)
-        if args.coil3 or args.coil3_splits:
-            run("coil3", args.coil3_splits or args.coil3, args.repeat, args.time_limit, **kw)
-    finally:
-        if pool is not None:
-            pool.shutdown()
+              node_limit=args.node_limit, jobs=args.jobs)
+    if args.moons:
+        run("two_moons", args.moons, args.repeat, args.time_limit, **kw)
+    if args.coil3 or args.coil3_splits:
+        run("coil3", args.coil3_splits or args.coil3, args.repeat, args.time_limit, **kw)
 
 
 if __name__ == "__main__":

@@ -80,6 +80,7 @@ from ._primal import kernel_newton
 from ._validation import check_int, check_positive
 
 __all__ = ["BBResult", "BranchAndBoundS3VM", "BruteForceResult", "branch_and_bound", "brute_force",
+           "parallel_branch_and_bound",
            "s3vm_objective"]
 
 _MEMORY_BUDGET = 2e9  # bytes: worst case of one Cholesky factor per tree level
@@ -659,6 +660,132 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
                     closed_bound=float(closed))
 
 
+_WORKER = {}
+
+
+def _worker_init(K, y, n_pos, C, C_star, options):
+    """Pool initializer of :func:`parallel_branch_and_bound`: the problem, and warm kernels."""
+    _WORKER.update(K=K, y=y, n_pos=n_pos, C=C, C_star=C_star, options=options)
+    _kern.warm_up()
+
+
+def _search_part(part, bound, incumbent, node_limit, time_limit):
+    w = _WORKER
+    return branch_and_bound(w["K"], w["y"], w["n_pos"], w["C"], w["C_star"], frontier=[(part, bound)],
+                            initial_labels=incumbent, node_limit=node_limit, time_limit=time_limit, **w["options"])
+
+
+def parallel_branch_and_bound(K, y, n_pos, C, C_star, *, n_jobs=2, chunk_nodes=20_000, gap_tol=1e-9,
+                              node_limit=None, time_limit=None, initial_labels=None, branching="nips",
+                              lookahead=True, fixing=True, frontier=None) -> BBResult:
+    """:func:`branch_and_bound` on ``n_jobs`` processes: the tree is shared out in pieces.
+
+    The search starts in this process; when ``chunk_nodes`` nodes have not closed it, its
+    pending subtrees (the ``frontier``) go to a queue, and each worker takes the deepest
+    subtree, searches it for at most ``chunk_nodes`` nodes from the best labeling known (the
+    resume of :func:`branch_and_bound`), and puts back what it left unsearched. Every subtree
+    keeps the bound proved for it, so the result is exact as the serial search is, with the same
+    guarantees (``lower_bound <= optimum <= objective``); only the order of the search, hence the
+    node count and, among ties, the returned labeling, depend on timing. Workers learn of a
+    better incumbent when they take their next subtree.
+
+    Parameters
+    ----------
+    n_jobs : int, default=2
+        Worker processes (1: the serial :func:`branch_and_bound`).
+    chunk_nodes : int, default=20000
+        Nodes per piece of work: about 1-2 s on Coil3. Each piece first solves the root and its
+        subtree's node again (two warm-started L2-SVMs, counted in ``nodes``).
+    gap_tol, node_limit, time_limit, initial_labels, branching, lookahead, fixing, frontier
+        As in :func:`branch_and_bound`; ``node_limit`` and ``time_limit`` hold for the whole
+        search (the pieces running when a limit strikes finish theirs first, within the limit).
+
+    Returns
+    -------
+    BBResult
+        ``seconds`` is the wall time, the workers' start included (process creation and
+        loading the compiled kernels: a fraction of a second); ``frontier`` is what the limits
+        left, resumable by either function; ``max_depth`` is the deepest over the pieces and
+        ``found_at_node`` the node count when the piece that found the returned labeling ended.
+    """
+    n_jobs = check_int(n_jobs, "n_jobs", 1)
+    chunk_nodes = check_int(chunk_nodes, "chunk_nodes", 1)
+    options = dict(gap_tol=gap_tol, branching=branching, lookahead=lookahead, fixing=fixing)
+    if n_jobs == 1:
+        return branch_and_bound(K, y, n_pos, C, C_star, node_limit=node_limit, time_limit=time_limit,
+                                initial_labels=initial_labels, frontier=frontier, **options)
+    node_limit = None if node_limit is None else check_int(node_limit, "node_limit", 1)
+    time_limit = None if time_limit is None else check_positive(time_limit, "time_limit")
+    _kern.warm_up()
+    t0 = time.perf_counter()
+    first = chunk_nodes if node_limit is None else min(chunk_nodes, node_limit)
+    best = branch_and_bound(K, y, n_pos, C, C_star, node_limit=first, time_limit=time_limit,
+                            initial_labels=initial_labels, frontier=frontier, **options)
+    if best.status == "optimal" or best.status == "time_limit" or first == node_limit:
+        return best  # closed, or stopped by the caller's own limit
+    K, y = np.asarray(K, dtype=np.float64), np.asarray(y, dtype=np.float64).ravel()  # checked by the first search
+    queue = list(best.frontier)
+    closed, nodes = best.closed_bound, best.nodes
+    totals = {k: getattr(best, k) for k in ("n_leaves", "n_pruned_bound", "n_pruned_balance", "n_refactor")}
+    max_depth, found_at, initial_ub = best.max_depth, best.found_at_node, best.initial_upper_bound
+
+    def level():
+        return best.objective - gap_tol * abs(best.objective)
+
+    def left():
+        """The nodes and seconds still allowed (None: no limit); (0, 0) once one is spent."""
+        n_left = None if node_limit is None else node_limit - nodes
+        t_left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        return n_left, t_left
+
+    status = "optimal"
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    with ProcessPoolExecutor(n_jobs, initializer=_worker_init, initargs=(K, y, n_pos, C, C_star, options)) as pool:
+        running = {}
+        while True:
+            while queue and len(running) < n_jobs:
+                n_left, t_left = left()
+                if n_left is not None and n_left <= 0:
+                    status = "node_limit"
+                    break
+                if t_left is not None and t_left <= 0:
+                    status = "time_limit"
+                    break
+                part, bound = queue.pop()
+                if bound >= level():
+                    closed = min(closed, bound)
+                    continue
+                limit = chunk_nodes if n_left is None else max(1, min(chunk_nodes, n_left))
+                running[pool.submit(_search_part, part, bound, best.labels, limit, t_left)] = bound
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                del running[fut]
+                r = fut.result()
+                nodes += r.nodes
+                for k in totals:
+                    totals[k] += getattr(r, k)
+                max_depth = max(max_depth, r.max_depth)
+                if r.objective < best.objective:
+                    best, found_at = r, nodes
+                closed = min(closed, r.closed_bound)
+                queue.extend(r.frontier)
+    for _, bound in queue:
+        if bound >= level():  # closed by an incumbent found after the part was queued
+            closed = min(closed, bound)
+    queue = [(part, bound) for part, bound in queue if bound < level()]
+    if not queue:
+        status = "optimal"
+    lower = min([closed, best.objective] + [b for _, b in queue])
+    gap = (best.objective - lower) / abs(best.objective) if best.objective else 0.0
+    return BBResult(labels=best.labels, objective=best.objective, lower_bound=float(lower), gap=float(max(gap, 0.0)),
+                    status=status, nodes=nodes, seconds=time.perf_counter() - t0, coef=best.coef,
+                    intercept=best.intercept, outputs=best.outputs, max_depth=max_depth, found_at_node=found_at,
+                    initial_upper_bound=initial_ub, frontier=queue, closed_bound=float(closed), **totals)
+
+
 @dataclass
 class BruteForceResult:
     """Outcome of :func:`brute_force`: the best labeling, its objective and how many were tried."""
@@ -726,6 +853,9 @@ class BranchAndBoundS3VM(BaseS3VM):
     init_solver : str or None, default=None
         A registered solver name (or ``"package.module:Class"``) whose thresholded labeling
         gives the initial upper bound (NIPS 2006 Sec. 6); None starts from ub = +inf.
+    n_jobs : int, default=1
+        Processes per binary problem (:func:`parallel_branch_and_bound`). The limits hold for
+        the whole search of a problem, in wall-clock seconds and nodes of all processes.
 
     Attributes
     ----------
@@ -744,7 +874,7 @@ class BranchAndBoundS3VM(BaseS3VM):
     _accepts_sparse = True
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, gap_tol=1e-9, node_limit=1_000_000,
-                 time_limit=None, init_solver=None):
+                 time_limit=None, init_solver=None, n_jobs=1):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -754,6 +884,7 @@ class BranchAndBoundS3VM(BaseS3VM):
         self.node_limit = node_limit
         self.time_limit = time_limit
         self.init_solver = init_solver
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         super()._check_params()
@@ -763,6 +894,7 @@ class BranchAndBoundS3VM(BaseS3VM):
             check_int(self.node_limit, "node_limit", 1)
         if self.time_limit is not None:
             check_positive(self.time_limit, "time_limit")
+        check_int(self.n_jobs, "n_jobs", 1)
         if self.init_solver is not None and not isinstance(self.init_solver, str):
             raise TypeError(f"init_solver must be a solver name (str) or None, got {self.init_solver!r}")
 
@@ -797,8 +929,8 @@ class BranchAndBoundS3VM(BaseS3VM):
         k = n_positive(u, r)
         K = gram if gram is not None else np.asarray(linear_kernel(X), dtype=np.float64)
         init = None if self.init_solver is None else self._initial_labels(X, y_pm, labeled, k, c_star)
-        res = branch_and_bound(K, y_pm, k, float(self.C), c_star, gap_tol=self.gap_tol, node_limit=self.node_limit,
-                               time_limit=self.time_limit, initial_labels=init)
+        res = parallel_branch_and_bound(K, y_pm, k, float(self.C), c_star, n_jobs=self.n_jobs, gap_tol=self.gap_tol,
+                                        node_limit=self.node_limit, time_limit=self.time_limit, initial_labels=init)
         coef = res.coef if gram is not None else np.asarray(X.T @ res.coef).ravel()
         info = {name: getattr(res, name) for name in res.__dataclass_fields__ if name not in ("coef", "outputs")}
         info.update(r=r, n_positive=k)

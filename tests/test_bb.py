@@ -20,7 +20,7 @@ from solvers import get_solver
 from solvers._kernels import gaussian_kernel, linear_kernel
 from solvers._primal import _exact_line_search, kernel_newton
 from solvers.bb import (BranchAndBoundS3VM, _balanced_bottleneck, _IncrementalL2SVM, branch_and_bound, brute_force,
-                        s3vm_objective)
+                        parallel_branch_and_bound, s3vm_objective)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -267,6 +267,43 @@ def test_fixing_labels_points_before_branching_and_saves_nodes():
     assert runs[True].nodes < runs[False].nodes
 
 
+def test_parallel_search_equals_brute_force_and_its_stops_resume():
+    # Pieces of 2 nodes force the tree through the workers' queue even on tiny problems.
+    rng = np.random.default_rng(7)
+    pooled = 0
+    for t in range(16):
+        K, y, k, C, C_star = _tiny(rng, linear=(t % 5 == 4))
+        bf = brute_force(K, y, k, C, C_star)
+        res = parallel_branch_and_bound(K, y, k, C, C_star, n_jobs=2, chunk_nodes=2)
+        assert res.status == "optimal" and res.frontier == [], t
+        assert res.objective == pytest.approx(bf.objective, rel=1e-8), t
+        assert res.lower_bound <= bf.objective * (1 + 1e-9) and int(np.sum(res.labels > 0)) == k
+        pooled += res.nodes > 2
+        # A node limit stops it with a valid bound; the frontier resumes to the optimum.
+        part = parallel_branch_and_bound(K, y, k, C, C_star, n_jobs=2, chunk_nodes=2, node_limit=5)
+        assert part.lower_bound <= bf.objective * (1 + 1e-9) + 1e-12 <= part.objective * (1 + 1e-9) + 2e-12, t
+        if part.status != "optimal":
+            assert part.status == "node_limit" and part.frontier
+            rest = parallel_branch_and_bound(K, y, k, C, C_star, n_jobs=2, chunk_nodes=2, frontier=part.frontier,
+                                             initial_labels=part.labels)
+            assert rest.status == "optimal"
+            assert min(rest.objective, part.objective) == pytest.approx(bf.objective, rel=1e-8), t
+            assert min(rest.lower_bound, part.closed_bound) == pytest.approx(bf.objective, rel=1e-8), t
+    assert pooled >= 8
+
+
+def test_parallel_search_checks_its_arguments_and_runs_serially_with_one_job():
+    rng = np.random.default_rng(3)
+    K, y, k, C, C_star = _tiny(rng)
+    with pytest.raises(ValueError, match="n_jobs"):
+        parallel_branch_and_bound(K, y, k, C, C_star, n_jobs=0)
+    with pytest.raises(ValueError, match="chunk_nodes"):
+        parallel_branch_and_bound(K, y, k, C, C_star, chunk_nodes=0)
+    one = parallel_branch_and_bound(K, y, k, C, C_star, n_jobs=1)
+    ref = branch_and_bound(K, y, k, C, C_star)
+    assert (one.objective, one.nodes) == (ref.objective, ref.nodes)
+
+
 def test_limits_stop_with_the_right_status_and_a_valid_bound():
     rng = np.random.default_rng(5)
     X = np.vstack([rng.normal(0, 1, (9, 2)), rng.normal(0.8, 1, (9, 2))])
@@ -441,6 +478,20 @@ def test_estimator_init_solver_and_param_checks():
         BranchAndBoundS3VM(gap_tol=-1).fit(ds.X, y)
     with pytest.raises(TypeError, match="init_solver"):
         BranchAndBoundS3VM(init_solver=3).fit(ds.X, y)
+    with pytest.raises(ValueError, match="n_jobs"):
+        BranchAndBoundS3VM(n_jobs=0).fit(ds.X, y)
+    # On two processes (the pool used: pieces of 2 nodes) the estimator finds the same optimum.
+    import solvers.bb as bb_module
+
+    one = BranchAndBoundS3VM(sigma=0.5, C=10.0, r=0.5).fit(ds.X, y)
+    orig = bb_module.parallel_branch_and_bound
+    try:
+        bb_module.parallel_branch_and_bound = lambda *a, **kw: orig(*a, chunk_nodes=2, **kw)
+        two = BranchAndBoundS3VM(sigma=0.5, C=10.0, r=0.5, n_jobs=2).fit(ds.X, y)
+    finally:
+        bb_module.parallel_branch_and_bound = orig
+    assert two.status_ == ["optimal"] and two.binary_fits_[0].n_iter > 2
+    assert two.objective_[0] == pytest.approx(one.objective_[0], rel=1e-9)
 
 
 # ------------------------------------------------------------------------------ reference optima
@@ -591,6 +642,11 @@ def test_build_only_runs_the_named_problems_and_rejects_unknown_keys(tmp_path):
     assert list(store["entries"]) == ["split1/class1"] and store["entries"]["split1/class1"]["certified"]
     with pytest.raises(ValueError, match="no problem split3/class1, split9/class0"):
         optima.build("two_moons", 3, only=["split9/class0", "split3/class1"], **quiet)
+    with pytest.raises(ValueError, match="jobs"):
+        optima.build("two_moons", 3, jobs=0, **quiet)
+    store = optima.build("two_moons", 3, only=["split2/class1"], jobs=2, **quiet)
+    entry = store["entries"]["split2/class1"]
+    assert entry["jobs"] == 2 and entry["certified"]
 
 
 def test_merge_keeps_the_frontier_of_the_longer_chain():
