@@ -428,11 +428,13 @@ def add(K, ridge, cost, y, S, L, beta, b, f, new):
 
 
 @njit(cache=True)
-def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star):
+def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star, level=np.inf):
     """Branching scores (NIPS 2006 eqs. 7-8) and dual lower bounds of both children, per x in U.
 
     See :meth:`solvers.bb._IncrementalL2SVM.lookahead` for the derivation. Returns
-    ``(score, lb_pos, lb_neg)``.
+    ``(score, lb_pos, lb_neg)``. A bound whose ray was cut by a support vector, and whose uncut
+    value would reach ``level``, is refined by :func:`_refine` (the path continued without
+    that support vector).
     """
     p = U.size
     m = S.size
@@ -493,6 +495,7 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star):
     aa = np.empty(m)
     for a in range(m):
         aa[a] = max(yS[a] * bS[a], 0.0)
+    N = np.empty((0, 0))  # M^{-1}, formed only if a bound is refined
     for label in (1.0, -1.0):
         slope = label * lin0 + 1.0  # theta-derivative; = 1 - y_x f(x) at the exact optimum
         theta = np.maximum(slope, 0.0) / q
@@ -507,11 +510,122 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star):
                     if r < theta[c]:
                         theta[c] = r
         bound = D0 + theta * slope - 0.5 * q * theta * theta
+        for c in range(p):
+            # Refine where the cut lost what could reach the level: the uncut maximum
+            # slope^2 / 2q bounds every continuation (each later piece curves more).
+            if slope[c] > 0.0 and bound[c] < level <= D0 + slope[c] * slope[c] / (2.0 * q[c]):
+                if N.shape[0] == 0:
+                    N = _bordered_inverse(L, g, sigma)
+                delta = np.empty(m + 1)
+                for a in range(m):
+                    delta[a] = -(W[a, c] + g[a] * t[c])
+                delta[m] = t[c]
+                bound[c] = max(bound[c], _refine(N, delta, A[:, c], label * yS, aa, slope[c], q[c], D0, level))
         if label > 0.0:
             lbp[:] = bound
         else:
             lbn[:] = bound
     return score, lbp, lbn
+
+
+#: Support vectors a refined look-ahead path may drop at most (each costs O(m k + k^3) at the k-th).
+MAX_DROPS = 24
+
+
+@njit(cache=True)
+def _bordered_inverse(L, g, sigma):
+    """``N = M^{-1}`` for the bordered ``M = [[A_S, 1], [1^T, 0]]`` (A_S = L L^T; bias last)."""
+    m = g.size
+    N = np.empty((m + 1, m + 1))
+    Ainv = solve(L, np.eye(m))
+    for i in range(m):
+        for j in range(m):
+            N[i, j] = Ainv[i, j] - g[i] * g[j] / sigma
+        N[i, m] = g[i] / sigma
+        N[m, i] = g[i] / sigma
+    N[m, m] = -1.0 / sigma
+    return N
+
+
+@njit(cache=True)
+def _refine(N, delta, a_x, ys, aa, slope, q, D0, level):
+    """The dual of the child along the restricted solution path, past the support vectors it drops.
+
+    Proposition 1's ray ``beta_S = beta*_S + theta delta`` (``delta = -M^{-1} [a_x; 1]``, bias
+    last) keeps every support vector; where a multiplier ``y_i beta_i`` reaches 0 the ray stops
+    (:func:`lookahead`). Here the path goes on with that point's multiplier held at 0: over the
+    kept set T (bias included) the direction is ``-M_TT^{-1} r_T = delta_T - N_TR N_RR^{-1}
+    delta_R`` (R the dropped points, N = M^{-1}: the inverse of a principal submatrix through
+    the Schur complement), and the curvature is ``kdiag_x + 1/(2C*) + r_T . delta'_T`` with
+    ``r = [a_x; 1]``. Every point of the path is dual feasible (signs kept, equality kept, the
+    other points' multipliers at 0), so its dual value is a lower bound on s(L + {x, y}); the
+    dual is concave along it (each piece curves more), and the path ends at its maximum, at
+    ``level`` (enough to prune or fix), after MAX_DROPS drops, or when N_RR is not positive
+    definite. ``ys`` holds ``label * y_i`` and ``aa`` the multipliers ``y_i beta*_i``.
+    """
+    m = ys.size
+    u = aa.copy()  # y_i beta_i along the path
+    active = np.ones(m, np.bool_)
+    dropped = np.empty(MAX_DROPS, np.int64)
+    nd = 0
+    d = delta.copy()
+    D = D0
+    base = q - delta[m]  # kdiag_x + 1/(2C*)
+    for i in range(m):
+        base -= a_x[i] * delta[i]
+    while True:
+        step = slope / q
+        hit = -1
+        for i in range(m):
+            if active[i]:
+                e = ys[i] * d[i]
+                if e < 0.0 and u[i] / -e < step:
+                    step = u[i] / -e
+                    hit = i
+        D += slope * step - 0.5 * q * step * step
+        if hit < 0 or D >= level or nd == MAX_DROPS or nd + 1 == m:
+            return D
+        slope -= q * step
+        for i in range(m):
+            if active[i]:
+                u[i] += ys[i] * d[i] * step
+        active[hit] = False
+        u[hit] = 0.0
+        dropped[nd] = hit
+        nd += 1
+        # z = N_RR^{-1} delta_R by a Cholesky factorization of the small N_RR.
+        R = dropped[:nd]
+        B = np.empty((nd, nd))
+        for i in range(nd):
+            for j in range(nd):
+                B[i, j] = N[R[i], R[j]]
+        if not _chol_inplace(B):
+            return D
+        z = np.empty(nd)
+        for i in range(nd):
+            z[i] = delta[R[i]]
+        for i in range(nd):
+            s = z[i]
+            for k in range(i):
+                s -= B[i, k] * z[k]
+            z[i] = s / B[i, i]
+        for i in range(nd - 1, -1, -1):
+            s = z[i]
+            for k in range(i + 1, nd):
+                s -= B[k, i] * z[k]
+            z[i] = s / B[i, i]
+        q = base
+        for i in range(m + 1):
+            if i < m and not active[i]:
+                d[i] = 0.0
+                continue
+            s = delta[i]
+            for k in range(nd):
+                s -= N[i, R[k]] * z[k]
+            d[i] = s
+            q += (a_x[i] if i < m else 1.0) * s
+        if not q > 0.0:
+            return D
 
 
 @njit(cache=True)
@@ -566,7 +680,7 @@ def warm_up():
              np.array([0, 1], np.int64))
     _, S, L, beta, b, f, value, _ = st
     _, lbp, lbn = lookahead(K, np.ascontiguousarray(np.diag(K)), ridge, S, L, beta, b, f, value, y,
-                            np.array([2], np.int64), 1.0)
+                            np.array([2], np.int64), 1.0, np.inf)
     balanced_bottleneck(lbp, lbn, 1)
     grow(K, ridge, S[:1], factor(K, ridge, S[:1]), S[1:])
     shrink(K, ridge, S, L, np.array([False, True]))

@@ -220,7 +220,7 @@ class _IncrementalL2SVM:
         self.n_refactor += r
         return _State(S, L, beta, b, f, value)
 
-    def lookahead(self, st: _State, y, U, c_star):
+    def lookahead(self, st: _State, y, U, c_star, level=math.inf):
         """Branching scores (NIPS 2006 eqs. 7-8) and dual lower bounds of both children, per x in U.
 
         Returns ``(score, lb_pos, lb_neg)``: ``score`` is Proposition 1's increase of s(L) for
@@ -234,10 +234,12 @@ class _IncrementalL2SVM:
         bordered solve ``M [delta; .] = -[K_Sx; 1]``. It is concave in tau with curvature
         ``S_x + 1/(2C*)``; its maximum is eq. (8) exactly, and the step is shortened to the
         first support vector whose ``y_i beta_i`` reaches 0, so the point stays dual feasible
-        and the value is a valid bound whether or not the support set would change.
+        and the value is a valid bound whether or not the support set would change. Where that
+        cut keeps a bound below ``level`` (the prune level) while the uncut maximum would reach
+        it, the path goes on past the support vectors it drops (:func:`_bb_kernels._refine`).
         """
         return _kern.lookahead(self.K, self.kdiag, self.ridge, st.S, st.L, st.beta, float(st.b), st.f,
-                               float(st.value), _f64(y), np.asarray(U, dtype=np.int64), float(c_star))
+                               float(st.value), _f64(y), np.asarray(U, dtype=np.int64), float(c_star), float(level))
 
 
 def _balanced_bottleneck(lb_pos, lb_neg, k):
@@ -469,7 +471,7 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         U = unl[y_node[unl] == 0]
         if state.look is None:
             look = np.full((3, n), -np.inf)
-            look[:, U] = svm.lookahead(state, y_node, U, C_star)
+            look[:, U] = svm.lookahead(state, y_node, U, C_star, prune_level() if lookahead else math.inf)
             state.look = look
         score, lbp, lbn = state.look[0, U], state.look[1, U], state.look[2, U]
         if branching == "nips":

@@ -99,6 +99,45 @@ def test_lookahead_bounds_never_exceed_the_child_optimum():
     assert np.median(tight) > 0.5  # and a useful one: it recovers most of the increase
 
 
+def test_refined_lookahead_bounds_stay_below_the_child_optimum_and_gain_where_the_ray_was_cut():
+    # With a level to reach, a bound the first dropped support vector cut short follows the
+    # restricted path further (_bb_kernels._refine): still a lower bound, never lower than the
+    # ray's, and much closer to the child optimum deep in the tree (many support vectors).
+    rng = np.random.default_rng(11)
+    refined, worst, gained, closer = 0, -np.inf, [], []
+    for _ in range(40):
+        n = int(rng.integers(30, 70))
+        X = rng.standard_normal((n, 3))
+        X[: n // 2] += 1.0
+        K = gaussian_kernel(X, sigma=float(rng.choice([1.0, 3.0])))
+        C = float(rng.choice([1.0, 10.0, 100.0]))
+        l = int(rng.integers(n // 2, n - 3))
+        y = np.zeros(n)
+        y[:l] = np.where(np.arange(l) < n // 2, 1.0, -1.0) * np.where(rng.random(l) < 0.15, -1.0, 1.0)
+        y[0], y[n - 1] = 1.0, -1.0
+        y[n - 1], y[l - 1] = y[l - 1], -1.0
+        svm = _IncrementalL2SVM(K, np.full(n, C))
+        st = svm.add(svm.empty(), y, np.flatnonzero(y != 0))
+        U = np.flatnonzero(y == 0)
+        _, p0, n0 = svm.lookahead(st, y, U, C)
+        exact = np.array([[svm.add(st, np.where(np.arange(n) == x, lab, y), np.array([x])).value for x in U]
+                          for lab in (1.0, -1.0)])
+        for level in st.value + np.array([0.1, 0.3, 0.6]) * (exact.max() - st.value):
+            _, p1, n1 = svm.lookahead(st, y, U, C, level)
+            for old, new, ex in ((p0, p1, exact[0]), (n0, n1, exact[1])):
+                worst = max(worst, np.max((new - ex) / ex))
+                assert np.all(new >= old - 1e-12 * np.abs(old))
+                moved = new > old * (1 + 1e-9)
+                refined += int(moved.sum())
+                gain = ex - st.value
+                ok = moved & (gain > 1e-6 * st.value)
+                gained.extend((new[ok] - st.value) / gain[ok])
+                closer.extend((old[ok] - st.value) / gain[ok])
+    assert worst <= 1e-10
+    assert refined >= 50
+    assert np.median(gained) > np.median(closer) + 0.2
+
+
 def test_balanced_bottleneck_bound_never_exceeds_the_best_balanced_completion():
     rng = np.random.default_rng(21)
     gains = []
