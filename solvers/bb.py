@@ -23,7 +23,9 @@ and time limits can stop the search with a valid lower bound):
   leaf. With ``lookahead=True`` the balance also enters the bound: every completion gives each
   free point one label, so it costs at least ``max_x lb_{y_x}(x)`` over the per-point
   look-ahead bounds, minimized over the labelings with the right number of positives
-  (:func:`_balanced_bottleneck`, a bottleneck assignment solved by sorting).
+  (:func:`_balanced_bottleneck`, a bottleneck assignment solved by sorting). A look-ahead bound
+  cut short by a support vector whose multiplier reaches 0 is continued along the path without
+  it where that could reach the incumbent (:func:`_bb_kernels._refine`).
 * **Fixing** (``fixing=True``, not in the paper): a free point whose other label alone would
   lift the look-ahead bound to the incumbent keeps the label it has in every better completion,
   so all such labels are added before branching and both children inherit them.
@@ -375,8 +377,7 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         With ``lookahead``: before branching, label at once every free point whose other label
         has a look-ahead bound at or above the incumbent (reduced-cost fixing, as in MIP
         solvers), and continue from that node. Exact: only completions that cannot beat the
-        incumbent are given up. On eight Coil3 problems seeded with their optimum it explored
-        35-45% fewer nodes and took 17-31% less CPU time (Notes).
+        incumbent are given up (measurements in Notes).
     frontier : list of (array_like, float), optional
         Resume a search that a limit stopped: its result's ``frontier`` (partial labelings of the
         unlabeled points, 0 = free, with the bound proved for each subtree, which keeps pruning
@@ -394,7 +395,7 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     -----
     Coil3 (210 unlabeled, sigma = 3000, C = C* = 100) takes tens of thousands to millions of
     nodes per one-versus-rest problem with the best known labeling as incumbent: 66k-18.6M for
-    the 27 stored certified ones, while the other 3 stopped after 2M-15M nodes with gaps of
+    the 27 stored certified ones (searched before fixing and the refined bounds), while the other 3 stopped after 2M-15M nodes with gaps of
     65-78%. The compiled node kernels (:mod:`solvers._bb_kernels`) run about 10k nodes
     per second on one core of the shared 2-core machine (the other busy): split 2 class 0 in
     6.5 s (72875 nodes; 37.2 s with the NumPy kernels in the same run), split 1 class 1 in
@@ -413,15 +414,20 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     class 0 (optimum 92.9, root s(L) 8.85) it gives at most 13.9 at d = 3 and 38.8 even at
     d = 40, because the residual spectrum decays slowly.
 
-    The per-point look-ahead bounds themselves are loose deep in the tree: on split 4 class 0,
-    with 60 or 100 of the true labels assigned at random, they capture a median 2-16% of the
-    exact increase s(L + {x, y}) - s(L) (the dual ray stops at the first support vector whose
-    multiplier reaches 0), while the L2-SVM restricted to the parent's support vectors and x
-    captures 95-100% of it (medians 99-100%). But making them exact would not pay: with the exact child values as
+    The per-point look-ahead bounds along Proposition 1's ray alone are loose deep in the tree:
+    on split 4 class 0, with 60 or 100 of the true labels assigned at random, they capture a
+    median 2-16% of the exact increase s(L + {x, y}) - s(L) (the ray stops at the first support
+    vector whose multiplier reaches 0), while the L2-SVM restricted to the parent's support
+    vectors and x captures 95-100% of it (medians 99-100%). With the exact child values as
     look-ahead bounds (one warm-started solve per free point and label) split 4 class 2 needed
-    15.6k nodes instead of 43.7k, 2.8x fewer for some 60x the work per node. Fixing
-    (``fixing=True``) explored 35-45% fewer nodes on the eight Coil3 problems of splits 1, 2
-    and 4 tried (seeded with the optimum), for 17-31% less CPU time.
+    15.6k nodes instead of 43.7k, for some 60x the work per node. Continuing the ray past the
+    dropped support vectors (:func:`_bb_kernels._refine`), only where the uncut maximum could
+    reach the prune level, gets most of that cheaply: 18.2k nodes there. Measured on the six
+    problems of Coil3 splits 1 and 4 seeded with their optimum (CPU seconds, one core, the other
+    busy): fixing alone explored 35-45% fewer nodes than neither and took 17-31% less CPU
+    (also split 2 classes 0-1); the refined bounds then 49-58% fewer nodes again, for 30-38% less
+    CPU: split 4 (three problems) in 7.7 s and 77k nodes (171k with fixing alone, 294k with
+    neither), split 1 in 15.9 s and 156k nodes (329k, 514k).
     """
     K, y, u, n_pos, C, C_star = _check_problem(K, y, n_pos, C, C_star)
     parts = None if frontier is None else _check_frontier(frontier, u, n_pos)
