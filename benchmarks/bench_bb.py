@@ -7,7 +7,7 @@ proof tree, which changes only when the bounds or the branching change. The prob
 
 * ``two_moons_0`` -- NIPS 2006 Table 1 realization 0 (100 unlabeled points);
 * ``coil3_split4_class2`` -- Coil3 split 4, class 2 against the rest (210 unlabeled points;
-  about 44k nodes, a few seconds). Needs the COIL-20 file (``S3VM_DATA_MIRROR`` offline) and is
+  about 18k nodes, a few seconds). Needs the COIL-20 file (``S3VM_DATA_MIRROR`` offline) and is
   left out of the ``tiny`` CI profile.
 
 The compiled kernels are loaded in ``setup``, outside the timing. A commit without stored optima
