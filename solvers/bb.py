@@ -70,6 +70,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -741,14 +742,12 @@ def parallel_branch_and_bound(K, y, n_pos, C, C_star, *, n_jobs=2, chunk_nodes=2
         return best.objective - gap_tol * abs(best.objective)
 
     def left():
-        """The nodes and seconds still allowed (None: no limit); (0, 0) once one is spent."""
+        """The nodes and seconds still allowed (None: no limit; <= 0: spent)."""
         n_left = None if node_limit is None else node_limit - nodes
         t_left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         return n_left, t_left
 
     status = "optimal"
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
     with ProcessPoolExecutor(n_jobs, initializer=_worker_init, initargs=(K, y, n_pos, C, C_star, options)) as pool:
         running = {}
         while True:
