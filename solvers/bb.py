@@ -364,11 +364,12 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         ``"product"``: the largest product of the two children's look-ahead bound gains over
         s(L) (the product rule of MIP branching). All rules are exact. "product" is for proving
         a good incumbent optimal (``initial_labels``): with the optimum as incumbent the rule
-        alone sets the size of the tree, and on five Coil3 problems seeded with their (optimal)
-        true labeling it needed 12.6k-35k nodes where "nips" needed 66k-198k, except one (270k
-        vs 155k); but split 1 class 0 took 4.31M nodes where "nips" took 218k, so
-        neither rule dominates; on two moons seeded so, 142 nodes vs 172 (medians of 10). Without a seed it
-        explores ambiguous points first and finds good leaves late: 34.6k nodes vs 172 there.
+        alone sets the size of the tree. On the six problems of Coil3 splits 1 and 4 seeded with
+        their (optimal) true labeling it needed 5.3k-24.7k nodes where "nips" needed 18.2k-50.2k
+        (with fixing and the refined bounds), but split 1 class 0 took 885k nodes where "nips"
+        took 68.5k, so neither rule dominates; on two moons seeded so, 142 nodes vs 172 (medians
+        of 10, before fixing). Without a seed it explores ambiguous points first and finds good
+        leaves late: 34.6k nodes vs 172 there.
     lookahead : bool, default=True
         Use the dual look-ahead bounds of :meth:`_IncrementalL2SVM.lookahead`: a child whose
         bound reaches the incumbent is pruned without training, and a node is pruned on
