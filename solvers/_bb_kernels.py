@@ -665,7 +665,7 @@ _warm = False
 def warm_up():
     """Compile (or load from numba's cache) every kernel before a timed search starts.
 
-    The first call of a numba function in a process compiles it (about 15 s for this module) or
+    The first call of a numba function in a process compiles it (about 30-40 s for this module) or
     loads it from the on-disk cache (about 0.2 s); :func:`solvers.bb.branch_and_bound` calls this
     before it starts its clock, so its ``seconds`` and time limit count the search only.
     """
