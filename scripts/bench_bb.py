@@ -60,8 +60,6 @@ def _seed(p, seed, store):
     return None
 
 
-
-
 def run(set_name, n, repeat, time_limit, *, variants=("nips", "lookahead", "fixing", "product"), per_problem=False,
         seed=None, node_limit=None, jobs=1):
     store = load_store(set_name) if seed == "stored" else None
