@@ -92,6 +92,10 @@ def _demo(args) -> int:
     from .specs import SPECS, Config
 
     base = SPECS["nips2006-table1"]
+    if isinstance(args.realizations, bool) or not 1 <= args.realizations <= base.n_splits:
+        print(f"error: --realizations must be an integer from 1 to {base.n_splits} (the two-moons realizations "
+              f"of NIPS 2006 Table 1), got {args.realizations}", file=sys.stderr)
+        return 2
     have = {c.solver for c in base.configs}
     extra = []
     for name in sorted(REGISTRY):

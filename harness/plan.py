@@ -33,6 +33,8 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from solvers._validation import check_int
+
 from .grid import ResultCache
 from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, split_keys
 
@@ -143,6 +145,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     cached cells, ``est_seconds``, ``unestimated``, and ``by_solver``: the estimated seconds of the
     missing cells per solver, largest first).
     """
+    n_splits = None if n_splits is None else check_int(n_splits, "n_splits", 1)
     cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR,
                         table=(results or REPORTS_DIR / "runs.csv.gz") if read_table else None)
     external, specs = split_keys(keys, datasets, solvers)

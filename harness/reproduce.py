@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from solvers._validation import check_int
+
 from ._atomic import atomic_write
 from .grid import Cell, ResultCache, run_cells, store_rows
 from .specs import EXTERNAL, SPECS, UNSPECIFIED, Config, TableSpec, get_spec
@@ -172,7 +174,7 @@ def build_cells(spec: TableSpec, quick: bool = False, n_splits: int | None = Non
     """
     splits = spec.split_indices(quick)
     if n_splits is not None:
-        splits = splits[:n_splits]
+        splits = splits[:check_int(n_splits, "n_splits", 1)]
     grids = spec.grid or ({},)
     planned, skipped = [], {}
     for row, dataset in spec.rows:
@@ -714,6 +716,8 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     """
     from .results import environment_info
 
+    # 0 or a negative count would otherwise slice the split list silently (all, or all but the last).
+    n_splits = None if n_splits is None else check_int(n_splits, "n_splits", 1)
     reports_dir = Path(reports_dir or REPORTS_DIR)
     # The project's cache whatever ``reports_dir`` is: writing the reports elsewhere (a scratch
     # copy) must not silently start an empty cache beside them and recompute every cell.
@@ -741,7 +745,8 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     for spec in specs:
         t0 = time.perf_counter()
         planned, skipped = build_cells(spec, quick=quick)
-        run_splits = set(spec.split_indices(quick)[:n_splits] if n_splits else spec.split_indices(quick))
+        run_splits = spec.split_indices(quick)
+        run_splits = set(run_splits if n_splits is None else run_splits[:n_splits])
         run_now = [p for p in planned
                    if run and (datasets is None or p.dataset in datasets) and p.cell.split in run_splits
                    and (solvers is None or p.cell.solver in solvers)]

@@ -46,6 +46,13 @@ def test_demo_runs_without_download(tmp_path, monkeypatch):
     assert (tmp_path / "demo" / "runs.csv").exists()
 
 
+def test_demo_rejects_a_realization_count_out_of_range(tmp_path, capsys):
+    for bad in ("0", "-1", "101"):
+        assert main(["demo", "--realizations", bad, "--out", str(tmp_path / "demo")]) == 2
+        assert "--realizations must be an integer from 1 to 100" in capsys.readouterr().err
+    assert not (tmp_path / "demo").exists()
+
+
 class ExplodingSVM:
     """A 'solver' whose fit fails on every second call: failures must be recorded, not fatal."""
 

@@ -301,6 +301,23 @@ def test_splits_limit_what_runs_and_the_report_reads_every_cached_split(data_env
     assert "splits with results: 2" in (tmp_path / "jmlr2008-table12.md").read_text()
 
 
+@pytest.mark.parametrize("n_splits", [0, -1, 1.5, True])
+def test_a_split_count_below_one_is_rejected_before_anything_runs(tmp_path, n_splits):
+    # 0 once meant "every split" in a run but "no split" in --plan, and -1 "all but the last".
+    from harness.plan import plan
+    from harness.reproduce import build_cells
+    from harness.specs import SPECS
+
+    with pytest.raises(ValueError, match="n_splits must be an integer >= 1"):
+        reproduce(["jmlr2008-table12"], n_splits=n_splits, cache_dir=tmp_path / "cache", reports_dir=tmp_path,
+                  results=tmp_path / "runs.csv", n_jobs=1, progress=False, echo=lambda *a: None)
+    with pytest.raises(ValueError, match="n_splits must be an integer >= 1"):
+        plan(["jmlr2008-table12"], n_splits=n_splits, cache_dir=tmp_path / "cache", read_table=False)
+    with pytest.raises(ValueError, match="n_splits must be an integer >= 1"):
+        build_cells(SPECS["jmlr2008-table12"], n_splits=n_splits)
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "runs.csv").exists()
+
+
 def test_success_count_is_the_best_settings_count_of_zero_error_splits():
     from harness.reproduce import aggregate, build_cells
     from harness.specs import TableSpec
