@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as sla
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
 from ._balance import check_r, estimate_r
 from ._base import BaseS3VM, BinaryFit
@@ -1004,13 +1004,21 @@ class S3VMPath(BaseS3VM):
         errors : ndarray (k,)
             Validation error rate on each piece.
         """
+        check_is_fitted(self, "paths_")
         if self.classes_.size != 2:
             raise ValueError("validation_curve/select_c_star need a binary problem (two classes); "
                              f"got {self.classes_.size} classes")
-        y_val = np.asarray(y_val)
+        X_val = validate_data(self, X_val, accept_sparse="csr", dtype=np.float64, reset=False)
+        y_val = column_or_1d(y_val, warn=True)
+        check_consistent_length(X_val, y_val)
+        # A label outside the training classes (a typo, -1 for 0) would silently count as the
+        # negative class.
+        unknown = np.setdiff1d(np.unique(y_val), self.classes_)
+        if unknown.size:
+            raise ValueError(f"y_val has labels {unknown.tolist()} that are not among the training classes "
+                             f"{self.classes_.tolist()}")
         truth = np.where(y_val == self.classes_[1], 1.0, -1.0)
         path = self.paths_[0]
-        X_val = validate_data(self, X_val, accept_sparse="csr", dtype=np.float64, reset=False)
         Kv = self._kernel(X_val, self.X_fit_)
         F = Kv @ path.alpha.T + path.intercept          # (n_val, m): outputs at the knots
         edges = [path.c_star[0]]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
+from sklearn.exceptions import NotFittedError
 
 from solvers import get_solver
 from solvers._kernels import gaussian_kernel
@@ -185,6 +186,19 @@ def test_estimator_registered_predicts_along_the_path_and_selects_c_star():
     assert min(np.mean(est.predict(Xv, C_star=g) != yv) for g in grid) >= err - 1e-12
     with pytest.raises(ValueError, match="outside the path"):
         est.decision_function(X, C_star=11.0)
+
+
+def test_validation_labels_are_checked():
+    X, y_true, y_semi = small_clusters(seed=3, n=60)
+    with pytest.raises(NotFittedError):
+        S3VMPath(sigma=1.5, C=10.0).select_c_star(X, y_true)
+    est = S3VMPath(sigma=1.5, C=10.0).fit(X, y_semi)
+    Xv, yv = X[::3], y_true[::3]
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        est.validation_curve(Xv, yv[:1])  # one label would broadcast against every point
+    wrong = np.where(yv == est.classes_[0], 7, yv)
+    with pytest.raises(ValueError, match=r"y_val has labels \[7\] that are not among the training classes"):
+        est.select_c_star(Xv, wrong)
 
 
 def test_multiclass_is_one_vs_rest_and_selection_needs_two_classes():
