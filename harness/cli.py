@@ -275,11 +275,13 @@ def _figures(args) -> int:
     if unknown:
         print(f"error: unknown figure(s) {', '.join(unknown)}; see `s3vm-bench figures --list`", file=sys.stderr)
         return 2
+    from ._atomic import atomic_write
+
     out = Path(args.out)
     results = make_figures(names, out)
     if args.all:
         # The gallery lists every figure, so it is rewritten only when all of them were attempted.
-        (out / "README.md").write_text(gallery_markdown(results, out) + "\n", encoding="utf-8")
+        atomic_write(out / "README.md", gallery_markdown(results, out) + "\n")
         print(f"gallery: {out / 'README.md'}")
     made = sum(isinstance(v, list) for v in results.values())
     print(f"{made} figure(s) made, {len(results) - made} skipped (missing stored results)")

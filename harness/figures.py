@@ -28,6 +28,7 @@ timestamps or software version in the metadata (PNG ``Software`` removed; SVG ``
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from ._atomic import atomic_write, read_lines
 
 __all__ = ["FIGURES", "FigureSpec", "MissingData", "make_figure", "make_figures", "gallery_markdown",
            "FIGURES_DIR", "REPORTS_DIR"]
@@ -166,8 +169,12 @@ def make_figure(name: str, out_dir=FIGURES_DIR, **inputs) -> list[Path]:
         fig.tight_layout()
         out_dir.mkdir(parents=True, exist_ok=True)
         png, svg = out_dir / f"{name}.png", out_dir / f"{name}.svg"
-        fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
-        fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+        # Rendered in memory and written atomically: an interrupted run never leaves a truncated image.
+        for path, fmt, extra in ((png, "png", {"dpi": 100, "metadata": {"Software": None}}),
+                                 (svg, "svg", {"metadata": {"Date": None, "Creator": None}})):
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, **extra)
+            atomic_write(path, buf.getvalue())
     return [png, svg]
 
 
@@ -494,8 +501,7 @@ _METHOD_NAMES = {"path": "S3VM-path", "light": "S3VM-light", "cccp": "CCCP"}
 
 
 def _read_jsonl(path, what):
-    lines = _need(path, what).read_text("utf-8").splitlines()
-    rows = [json.loads(x) for x in lines if x.strip()]
+    rows = [json.loads(x) for x in read_lines(_need(path, what)) if x.strip()]
     if not rows:
         raise MissingData(f"{path} holds no result; {what}")
     return rows

@@ -63,6 +63,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._atomic import append_line, read_lines
+
 #: Column labels of the methods in reports/targets/icml2013-table2.csv (the paper's values).
 METHOD_LABELS = {"svm": "SVM", "light_l1": "S3VM-light", "light": "S3VM-light l2", "cccp": "CCCP",
                  "path": "S3VM-path"}
@@ -321,18 +323,17 @@ def load_cells(path):
     record is not a split of its own.
     """
     cells, extras = {}, []
-    if Path(path).exists():
-        for line in Path(path).read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                if "error" in rec:
-                    continue
-                if "extra" in rec:
-                    module = EXTRA_MODULES.get(rec["extra"])  # None: a method since removed
-                    if module is not None and rec.get("code") in _closure_codes(module):
-                        extras.append(rec)
-                else:
-                    cells[(rec["id"], rec["split"])] = rec
+    for line in read_lines(path):  # a line cut short by a killed run is left out: its split runs again
+        if line.strip():
+            rec = json.loads(line)
+            if "error" in rec:
+                continue
+            if "extra" in rec:
+                module = EXTRA_MODULES.get(rec["extra"])  # None: a method since removed
+                if module is not None and rec.get("code") in _closure_codes(module):
+                    extras.append(rec)
+            else:
+                cells[(rec["id"], rec["split"])] = rec
     for rec in extras:
         base = cells.get((rec["id"], rec["split"]))
         if base is not None:
@@ -446,8 +447,7 @@ def run_missing(todo, out, jobs=1, echo=print) -> int:
     failures = 0
     gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(_worker)(*c) for c in todo)
     for res in gen:
-        with open(out, "a") as fh:  # one complete line per cell: a crash loses at most the running cells
-            fh.write(json.dumps(res) + "\n")
+        append_line(out, json.dumps(res))  # one whole line per cell: a crash loses at most the running cells
         failures += "error" in res
         status = "FAILED" if "error" in res else f"{res['seconds']:.0f} s"
         echo(f"{res['id']} split {res['split']}{' ' + res['extra'] if res.get('extra') else ''}: {status}")

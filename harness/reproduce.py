@@ -37,7 +37,7 @@ import pandas as pd
 
 from solvers._validation import check_int
 
-from ._atomic import atomic_write
+from ._atomic import atomic_write, locked
 from .grid import Cell, ResultCache, run_cells, store_rows
 from .specs import EXTERNAL, SPECS, UNSPECIFIED, Config, TableSpec, get_spec
 
@@ -663,9 +663,10 @@ def _table_order(key: str):
 
 def _update_index(directory: Path, key: str, entry: dict) -> None:
     idx_path = directory / "index.json"
-    index = json.loads(idx_path.read_text()) if idx_path.exists() else {}
-    index[key] = entry
-    atomic_write(idx_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+    with locked(idx_path):  # two reproduce runs writing reports into one folder keep each other's entries
+        index = json.loads(idx_path.read_text()) if idx_path.exists() else {}
+        index[key] = entry
+        atomic_write(idx_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
 
 
 # ----------------------------------------------------------------------------- driver

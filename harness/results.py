@@ -16,7 +16,6 @@ the first. Where ``fcntl`` does not exist (Windows) the writes are not serialize
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import json
@@ -31,11 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from ._atomic import atomic_write
-
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks; concurrent writers are then the user's to avoid
-    fcntl = None
+from ._atomic import locked as _locked
 
 __all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "read_results_text", "row_from_table",
            "environment_info"]
@@ -150,21 +145,6 @@ def row_from_table(record: dict) -> dict:
         else:
             row[col] = str(v)
     return row
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    """Hold an exclusive lock on ``path``'s sidecar lock file for one read-merge-write."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fcntl is None:
-        yield
-        return
-    with open(path.parent / f".{path.name}.lock", "a") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -51,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from data_registry import (Split, derive_seed, jmlr2008_splits, load_dataset, sigir2006_splits,  # noqa: E402
                            two_circles, two_moons)
+from harness._atomic import append_line, atomic_write, read_lines  # noqa: E402
 from harness.optima import (binary_problems, get_reference_set, labels_from_str, load_store,  # noqa: E402
                             lookup, optimum_model)
 from harness.protocol import ProtocolSettings, run_split  # noqa: E402
@@ -161,11 +161,10 @@ class _Records:
         self.only = only  # run only the cells whose key starts with this (parallel workers)
         self.partial = path.with_name(path.name + ".partial")
         self.done = {}
-        if self.partial.is_file():
-            for line in self.partial.read_text("utf-8").splitlines():
-                if line.strip():
-                    rec = json.loads(line)
-                    self.done[rec["key"]] = rec
+        for line in read_lines(self.partial):  # a record cut short by a killed run is recomputed
+            if line.strip():
+                rec = json.loads(line)
+                self.done[rec["key"]] = rec
         self.resumed = len(self.done)
 
     def get(self, key: str, compute) -> dict:
@@ -178,24 +177,15 @@ class _Records:
             return None
         if key not in self.done:
             rec = {"key": key, **compute()}
-            with self.partial.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(rec) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
+            append_line(self.partial, json.dumps(rec), fsync=True)
             self.done[key] = rec
         return self.done[key]
 
     def finish(self, records: list) -> None:
         if self.only is not None or any(r is None for r in records):
             return  # some cells were skipped: the partial file stays, a full run finishes it
-        _write_atomic(self.path, "".join(json.dumps(r) + "\n" for r in records))
+        atomic_write(self.path, "".join(json.dumps(r) + "\n" for r in records))
         self.partial.unlink(missing_ok=True)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _principal_direction(A) -> np.ndarray:
@@ -479,7 +469,7 @@ def main(argv=None) -> int:
             continue
         data = MAKERS[name]()
         path = out / f"{name}.json"
-        _write_atomic(path, json.dumps(data, indent=1) + "\n")
+        atomic_write(path, json.dumps(data, indent=1) + "\n")
         summary = "; ".join(f"{m['name']}: J = {m['objective']:.4f}, unlabeled error {100 * m['unlabeled_error']:.0f}%"
                             for p in data.get("panels", [data]) for m in p["models"])
         print(f"{path}: {summary}")

@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from harness._atomic import append_line, read_lines  # noqa: E402
 from harness.icml2013 import DATASETS, load_binary  # noqa: E402
 
 STEPS = (1, 2, 3, 5, 7, 10)
@@ -88,18 +89,16 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
-    if out.exists():
-        for line in out.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                done.add((r["id"], r["split"], r["C"]))
+    for line in read_lines(out):  # a line cut short by a killed run is left out: its split runs again
+        if line.strip():
+            r = json.loads(line)
+            done.add((r["id"], r["split"], r["C"]))
     for pid in args.datasets:
         for i in range(args.splits):
             if (pid, i, args.C) in done:
                 continue
             r = run_split(pid, i, args.C)
-            with out.open("a") as fh:
-                fh.write(json.dumps(r) + "\n")
+            append_line(out, json.dumps(r))
             print(f"{pid} split {i}: path {r['path']:.2f} s; light {r['light']}; cccp {r['cccp']}", flush=True)
     return 0
 

@@ -20,6 +20,7 @@ Run:  .venv/bin/python scripts/run_continuous_s3vms.py --out results/continuous.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -33,6 +34,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from harness._atomic import append_line, read_lines  # noqa: E402
 
 CONFIGS = {
     "grad_s3vm": ("grad_s3vm", {}),
@@ -137,7 +140,11 @@ def main(argv=None):
     ap.add_argument("--summary", action="store_true", help="only print the tables from --out")
     args = ap.parse_args(argv)
     out = Path(args.out)
-    done = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=["config", "dataset", "split"])
+    # Rows are appended whole (harness._atomic.append_line); a last row cut short by a killed run is
+    # left out (read_lines), not read with its numbers truncated.
+    lines = [x for x in read_lines(out) if x.strip()]
+    done = (pd.read_csv(io.StringIO("\n".join(lines) + "\n")) if len(lines) > 1
+            else pd.DataFrame(columns=["config", "dataset", "split"]))
     if args.summary:
         print(summary(done))
         return 0
@@ -149,7 +156,10 @@ def main(argv=None):
 
     out.parent.mkdir(parents=True, exist_ok=True)
     for row in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(delayed(run_cell)(*c) for c in cells):
-        pd.DataFrame([row]).to_csv(out, mode="a", header=not out.exists(), index=False)
+        frame = pd.DataFrame([row])
+        if not read_lines(out):
+            append_line(out, frame.to_csv(index=False, header=True).splitlines()[0])  # the header, once
+        append_line(out, frame.to_csv(index=False, header=False).strip("\n"))
         print(row, flush=True)
     return 0
 

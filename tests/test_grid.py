@@ -272,6 +272,41 @@ def test_stores_are_written_with_the_umask_permissions_not_private(tmp_path):
     assert not [q for q in tmp_path.rglob("*.tmp")]  # no temporary file left
 
 
+def test_line_stores_keep_whole_records_only(tmp_path):
+    import multiprocessing
+
+    from harness._atomic import append_line, read_lines
+
+    path = tmp_path / "s.jsonl"
+    assert read_lines(path) == []
+    append_line(path, "a")
+    append_line(path, "b\n")  # one newline per record whether or not the caller added one
+    assert path.read_text() == "a\nb\n" and read_lines(path) == ["a", "b"]
+    with open(path, "a") as fh:
+        fh.write("c-cut-sh")  # a writer killed mid-record
+    with pytest.warns(RuntimeWarning, match="unterminated last line"):
+        assert read_lines(path) == ["a", "b"]
+    append_line(path, "d")
+    assert path.read_text() == "a\nb\nd\n"  # the partial record was cut off, not glued onto
+    # Processes appending at once (parallel workers on one store) never interleave records.
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_append_many, args=(str(path), w)) for w in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert all(p.exitcode == 0 for p in procs)
+    recs = read_lines(path)[3:]
+    assert sorted(recs) == sorted(f"{w}-{i}-" + "x" * 2000 for w in range(3) for i in range(100))
+
+
+def _append_many(path, w):
+    from harness._atomic import append_line
+
+    for i in range(100):
+        append_line(path, f"{w}-{i}-" + "x" * 2000)
+
+
 def test_a_table_row_under_the_whole_file_key_is_found_while_the_source_is_unchanged(data_env, tmp_path):
     cell = Cell("t", "2moons", "svm", 2, n_splits=3)
     (ref,) = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)

@@ -120,3 +120,18 @@ def test_unknown_datasets_and_the_table_list(capsys):
         reproduce(["icml2013-table2"], datasets=["g50c"], run=False, echo=lambda *a: None)
     assert main(["reproduce", "--list"]) == 0
     assert "icml2013-table2" in capsys.readouterr().out
+
+
+def test_a_line_cut_short_by_a_killed_run_is_recomputed_not_fatal_nor_glued_to(tmp_path):
+    from harness._atomic import append_line
+
+    one = {m: 0.1 for m in ("svm", "light", "cccp", "path")}
+    store = tmp_path / "cells.jsonl"
+    whole = json.dumps(_record("D5", 0, one, one))
+    store.write_text(whole + "\n" + json.dumps(_record("D5", 1, one, one))[:40])  # killed mid-write
+    with pytest.warns(RuntimeWarning, match="unterminated last line"):
+        cells = load_cells(store)
+    assert sorted(cells) == [("D5", 0)]  # split 1 is missing: it runs again
+    append_line(store, json.dumps(_record("D5", 1, one, one)))  # the next run's record, not glued on
+    assert store.read_text().splitlines()[0] == whole
+    assert sorted(load_cells(store)) == [("D5", 0), ("D5", 1)]
