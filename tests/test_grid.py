@@ -61,7 +61,8 @@ def test_failures_and_timeouts_are_reported_not_cached(data_env, tmp_path):
              Cell("toy", "2moons", "tests._bad_solvers:Raiser", 0, n_splits=2),
              Cell("toy", "2moons", "tests._bad_solvers:Sleeper", 0, n_splits=2),
              Cell("toy", "2moons", "svm", 1, n_splits=2)]
-    rows = run_cells(cells, tmp_path / "cache", n_jobs=2, time_limit=3.0, progress=False)
+    # 10 s: ample for an SVM on two moons on a loaded machine, far below the Sleeper's 30 s.
+    rows = run_cells(cells, tmp_path / "cache", n_jobs=2, time_limit=10.0, progress=False)
     assert [r["status"] for r in rows] == ["done", "failed", "timeout", "done"]
     assert "deliberate failure" in rows[1]["error"] and "Traceback" in rows[1]["error"]
     assert "time limit" in rows[2]["error"]
@@ -69,6 +70,28 @@ def test_failures_and_timeouts_are_reported_not_cached(data_env, tmp_path):
     assert [cache.get(c.key()) is not None for c in cells] == [True, False, False, True]
     with pytest.raises(ValueError, match="only successful"):
         cache.put("ab" * 16, rows[1])
+
+
+def test_a_cell_run_in_a_thread_past_its_limit_is_a_timeout(data_env):
+    # In a thread (a threaded dask worker) no alarm can interrupt the solver: the limit is
+    # checked once the cell has run, and an overlong cell is not reported (nor cached) as done.
+    import threading
+
+    out = {}
+
+    def run(name, limit):
+        out[name] = grid.execute_cell(Cell("toy", "2moons", name, 0, n_splits=2), limit)
+
+    threads = [threading.Thread(target=run, args=("tests._bad_solvers:Dozer", 0.5)),
+               threading.Thread(target=run, args=("svm", 60.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    dozed = out["tests._bad_solvers:Dozer"]
+    assert dozed["status"] == "timeout" and "checked at the end" in dozed["error"]
+    assert dozed["fit_seconds"] >= 1.5
+    assert out["svm"]["status"] == "done"
 
 
 def test_cell_key_depends_on_params_split_and_solver_source(tmp_path, monkeypatch):
