@@ -26,6 +26,7 @@ from solvers import get_solver
 
 from .optima import (binary_problems, certify, evaluate_optimum, get_reference_set, labels_from_str, load_store,
                      lookup, save_store)
+from .grid import check_solver_params
 from .protocol import run_split
 
 __all__ = ["CompareRow", "compare"]
@@ -63,7 +64,7 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
         stored optimum and store them; otherwise such problems raise ``ValueError``.
     """
     solver_cls = get_solver(solver)
-    params = dict(params or {})
+    params = check_solver_params(params)
     solver_cls(**params)  # unknown parameter names fail before any work
     rows = []
     for set_name in set_names:

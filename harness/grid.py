@@ -252,6 +252,23 @@ def _legacy_solver_hash(solver: str) -> str:
     return _files_bytes_hash(_solver_files(solver))
 
 
+#: Solver parameters the protocol sets itself for every solver (JMLR 2008 Sec. 5.2: one kernel,
+#: one C and C*, the balance target r): passed as a solver's own parameter they would make the
+#: solver train on values other than those the protocol's objective and the stored row use.
+PROTOCOL_PARAMS = ("kernel", "sigma", "C", "C_star", "r")
+
+
+def check_solver_params(params) -> dict:
+    """``params`` as a dict; ValueError if it sets one of :data:`PROTOCOL_PARAMS`."""
+    params = dict(params or {})
+    shared = [k for k in PROTOCOL_PARAMS if k in params]
+    if shared:
+        raise ValueError(f"solver parameter(s) {', '.join(shared)} are the protocol's, the same for every solver "
+                         "(the objective and the stored row use them): set them as protocol settings (`s3vm-bench run "
+                         "--kernel/--sigma/--C/--C-star/--r-mode`, a spec's settings), not as solver parameters")
+    return params
+
+
 @dataclass(frozen=True)
 class Cell:
     """One protocol run. ``settings`` holds :class:`ProtocolSettings` fields as a plain dict."""
@@ -267,6 +284,9 @@ class Cell:
     #: Extra arguments of the split protocol (``data_registry.make_splits``), e.g. SIGIR 2006's
     #: ``n_labeled``; empty for the protocols whose sizes come from the paper's data set table.
     split_kwargs: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        check_solver_params(self.params)
 
     def __hash__(self):
         return hash(self.key())

@@ -11,6 +11,7 @@ import numpy as np
 from data_registry import load_dataset, make_splits
 from solvers import get_solver
 
+from .grid import check_solver_params
 from .protocol import ProtocolSettings, run_split
 from .results import append_rows
 
@@ -41,7 +42,7 @@ def run_solver(solver: str, dataset: str, *, n_splits: int = 10, protocol: str =
     if n_splits < 1:
         raise ValueError(f"n_splits must be >= 1, got {n_splits}")
     solver_cls = get_solver(solver)
-    params = dict(params or {})
+    params = check_solver_params(params)
     solver_cls(**params)  # unknown parameter names fail here, before any work
     ds = load_dataset(dataset)
     settings = settings or ProtocolSettings.for_dataset(ds.name)

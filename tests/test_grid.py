@@ -94,6 +94,23 @@ def test_a_cell_run_in_a_thread_past_its_limit_is_a_timeout(data_env):
     assert out["svm"]["status"] == "done"
 
 
+@pytest.mark.parametrize("name", ["kernel", "sigma", "C", "C_star", "r"])
+def test_the_protocol_settings_cannot_be_passed_as_solver_parameters(name, capsys):
+    # The solver would train at --param C=5 while the objective and the stored row say Table 5's C.
+    from harness.cli import main
+
+    with pytest.raises(ValueError, match=f"solver parameter\\(s\\) {name} are the protocol's"):
+        Cell("t", "2moons", "svm", 0, params={name: 1.0})
+    assert main(["run", "--solver", "svm", "--dataset", "2moons", "--splits", "1", "--param", f"{name}=1",
+                 "--results", "/nonexistent/never-written.csv"]) == 2
+    assert "are the protocol's" in capsys.readouterr().err
+    from harness.compare import compare
+
+    with pytest.raises(ValueError, match="are the protocol's"):
+        compare("svm", ("two_moons",), 1, params={name: 1.0})
+    Cell("t", "2moons", "s3vm_light", 0, params={"loss": "l1"})  # the solver's own parameters are fine
+
+
 def test_cell_key_depends_on_params_split_and_solver_source(tmp_path, monkeypatch):
     a = Cell("t", "2moons", "svm", 0)
     assert a.key() == Cell("other-experiment", "2moons", "svm", 0).key()  # the name is only a label
