@@ -548,6 +548,27 @@ def test_shipped_two_moons_optima_are_certified_and_reproducible():
         again = optima.certify(prob)
         assert again["objective"] == pytest.approx(entry["objective"], rel=1e-9)
         assert again["labels"] == entry["labels"]
+    # The two lines above are a regression check (the file was written by this code); BB's
+    # correctness itself is checked against brute force above. Checks independent of the search:
+    # each stored labeling is balanced, its objective is that of a cold Newton solve (not BB's
+    # incremental one), and it is no worse than the true labeling.
+    from harness.protocol import _gram
+
+    s = ref.settings
+    for i in range(0, 100, 9):
+        ds, split = ref.make(i)
+        (prob,) = optima.binary_problems("two_moons", ds, split, ref.settings)
+        entry = optima.lookup(prob, store)
+        labels = optima.labels_from_str(entry["labels"])
+        assert int(np.sum(labels > 0)) == prob.k == entry["k"]
+        K = _gram(prob.X, s)
+        y_full = prob.y_masked.copy()
+        y_full[prob.n_lab:] = labels
+        cost = np.where(prob.y_masked == 0, s.c_star, s.C)
+        assert kernel_newton(K, y_full, cost).objective == pytest.approx(entry["objective"], rel=1e-8)
+        y_true = prob.y.astype(float)
+        assert kernel_newton(K, y_true, cost).objective >= entry["objective"] * (1 - 1e-9)
+        assert entry["lower_bound"] <= entry["objective"] * (1 + 1e-12)
 
 
 def test_shipped_coil3_entries_match_the_data_and_their_labelings(data_env):
