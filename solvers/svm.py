@@ -14,6 +14,7 @@ import numpy as np
 
 from ._base import BaseS3VM, BinaryFit
 from ._primal import kernel_newton, l2svm_mfn
+from ._validation import check_int, check_positive
 
 __all__ = ["SVM", "SVM5CV"]
 
@@ -60,6 +61,11 @@ class SVM(BaseS3VM):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
+
+    def _check_params(self):
+        super()._check_params()
+        check_positive(self.tol, "tol")
+        check_int(self.max_iter, "max_iter", 1)
 
     def _expansion_mask(self, labeled):
         return labeled  # the solution only involves the labeled points

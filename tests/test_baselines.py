@@ -11,7 +11,9 @@ from solvers import available_solvers, get_solver
 from solvers._base import BaseS3VM
 from solvers._kernels import gaussian_kernel
 from solvers._primal import kernel_newton
+from solvers.lapsvm import LapSVM
 from solvers.svm import SVM, SVM5CV
+from solvers.svm_balanced import BalancedSVM
 
 
 def _expected_failures(est):
@@ -103,6 +105,19 @@ def test_bad_params(params, match):
     X, y = _data()
     with pytest.raises(ValueError, match=match):
         SVM(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("params,err,match", [
+    ({"tol": "a"}, TypeError, "tol must be a positive number"), ({"tol": 0.0}, ValueError, "tol must be > 0"),
+    ({"max_iter": float("inf")}, ValueError, "max_iter must be an integer >= 1"),
+    ({"max_iter": None}, ValueError, "max_iter must be an integer >= 1"),
+    ({"max_iter": 3.0}, ValueError, "max_iter must be an integer >= 1"),
+    ({"max_iter": 0}, ValueError, "max_iter must be an integer >= 1")])
+@pytest.mark.parametrize("cls", [SVM, BalancedSVM, LapSVM])
+def test_bad_tol_and_max_iter_are_reported_before_any_work(cls, params, err, match):
+    X, y = _data()
+    with pytest.raises(err, match=match):
+        cls(**params).fit(X, y)
 
 
 class _DenseOnlyS3VM(SVM):
