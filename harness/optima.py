@@ -34,26 +34,38 @@ The certificates of other splits do not prune much, though: with C == C*, split 
 optimum bounds every labeling that fits t's labeled points, but used as a pruning rule in a
 Coil3 search (product rule, seeded with the optimum) it cut 10 nodes of 34,765 on split 1
 class 1 and 1 of 12,629 on split 5 class 0 -- wrong subtrees die before all six of t's points
-are labeled -- so it was not kept. Branching on the other splits' labeled points first, so that
-the rule could strike early, is worse: split 1 class 1 (six certified class-1 splits, 34 such
-points) was still open after 200,000 nodes (lower bound 29.3 of 101.08), where the product rule
-alone certifies it in 34,822.
+are labeled -- so it was not kept. Nor was its stronger form (stop 38, current search): a
+completion that beats the incumbent must give one of t's still-free labeled points its other
+label, so the node bound is at least the smallest other-label look-ahead bound among them (or
+t's optimum once all are labeled as in t); with the seven other certified class-1 splits it took
+split 4 class 1 from 30,539 to 30,367 nodes and split 2 class 1 from 222,533 to 215,959, for more
+CPU. Branching on the other splits' labeled points first, so that the rule could strike early,
+is worse: split 1 class 1 (six certified class-1 splits, 34 such points) was still open after
+200,000 nodes (lower bound 29.3 of 101.08), where the product rule alone certifies it in 34,822.
 
 What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
-the two-moons realizations certify in well under a second, every optimum their true labeling; a
-Coil3 problem (210 unlabeled, C = C* = 100) that certifies does so in 66k-2.8M nodes (1-15
-minutes at about 1000-3700 nodes/s), and seven stay open after 2-10M nodes. A depth-first search
-stopped early proves little: its lower bound is that of the shallowest pending node, 20-75
-against optima of 84-118. The true labeling is *not* always the optimum: Coil3 split 7 class 2
-certifies at 97.74 against the truth's 117.79 (45.7% of its unlabeled points labeled otherwise),
-and the open class-2 problems of splits 2, 8 and 9 hold labelings found by search below the
-truth's objective (split 8's, 84.27, also fits split 9 and seeds it). How far the open ones are
-from a certificate, by Knuth's random-dive estimate of the proof tree (20,000 dives, product rule,
-incumbent = the best labeling known): about 2e7 nodes for split 6 class 0, 2-2.5e8 for the open
-class-2 problems, 7e8 and 1.6e9 for splits 7 and 0 of class 1 -- and the estimate runs low here
-(8.5e3, 1.9e4, 3.2e4 on problems that needed 12.6k, 34.8k, 270k; 4.3e4 on split 9 class 1, open
-after 1.5M). At about 3700 nodes/s that is hours for split 6 class 0 and days of one core for
-most of the others: a stronger bound would help them more than a larger node limit.
+the two-moons realizations certify in well under a second, every optimum their true labeling.
+28 of the 30 Coil3 problems (210 unlabeled, C = C* = 100) are certified, after 66k-18.6M nodes
+(most searched before label fixing and the refined look-ahead bounds, which take 2-4x fewer
+nodes); split 0 and split 7 of class 1 stay open after 10M and 25M nodes. A depth-first search
+stopped early proves little: its lower bound is that of the shallowest pending node, 24.8 for
+those two against the truth's 101.08. The true labeling is *not* always the optimum: the class-2
+problems of splits 2, 7, 8 and 9 certify at 94.06, 97.74, 79.35 and 82.29 against the truth's
+117.79 (45-46% of their unlabeled points labeled otherwise).
+
+How far the two open ones are from a certificate is not known. Knuth's random-dive estimate of
+the proof tree (incumbent = the best labeling known) ran low before (product rule, before label
+fixing: 8.5e3, 1.9e4, 3.2e4 on problems that needed 12.6k, 34.8k, 270k) and runs lower with the
+current search (stop 38, nips rule, fixing, refined bounds, 2000 dives): 405-3,365 nodes on the
+six problems of splits 1 and 4, which need 18.2k-68.5k -- 15-87x low, because the dives end
+after a median of 2-6 branchings while the proof's weight lies in long paths of likely labels.
+Dives that favour the child with more room under the incumbent (probability proportional to the
+gap to the incumbent raised to the power 1-4, weights corrected) were still 2-18x low. The
+tree-weight measure of the fraction closed (each pruned node closing 2^-depth) is no better: it
+is still below 0.02 after 80% of the nodes, as depth-first search closes the heavy shallow
+subtrees last. For the open problems the uniform dives give 2.7e3 and 9.9e4 nodes, which says
+only "more than the certified ones". A stronger bound would help them more than a larger node
+limit.
 """
 
 from __future__ import annotations
