@@ -177,11 +177,11 @@ def test_per_dataset_params_reach_only_their_data_set():
     from harness.specs import LAPSVM_GRAPH, TableSpec
 
     spec = TableSpec("toy-graph", "toy", (("g50c", "g50c"), ("2moons", "2moons")),
-                     (Config("LapSVM", "lapsvm", {"C": 3.0}, dataset_params={"g50c": {"n_neighbors": 50}}),),
+                     (Config("LapSVM", "lapsvm", {"max_iter": 50}, dataset_params={"g50c": {"n_neighbors": 50}}),),
                      n_splits=2)
     planned, _ = build_cells(spec)
     by_data = {p.dataset: p.cell.params for p in planned}
-    assert by_data == {"g50c": {"C": 3.0, "n_neighbors": 50}, "2moons": {"C": 3.0}}
+    assert by_data == {"g50c": {"max_iter": 50, "n_neighbors": 50}, "2moons": {"max_iter": 50}}
     # JMLR 2008 Table 15: the graph columns carry their data set's graph, S3VM-light none.
     t15 = get_spec("jmlr2008-table15")
     planned, _ = build_cells(t15, n_splits=1)
