@@ -5,9 +5,13 @@ Chapelle, Chi, Zien 2006; Chapelle, Sindhwani, Keerthi, JMLR 2008, Sec. 4.3, Alg
 Same objective, features and fixed bias as :mod:`solvers.grad_s3vm` (eq. 14 with s = 5,
 Method 1, centering eq. 13), but C* is kept at its final value and the objective is smoothed
 instead: Alg. 5 convolves it with ``(pi gamma)^(-d/2) exp(-||u||^2 / gamma)`` in w. JMLR 2008
-leaves open whether to smooth the whole objective or only its non-convex unlabeled term; we
-smooth the unlabeled term only (the other two are convex, and smoothing the quadratic
-regularizer only adds a constant). Under that smoothing the output ``w . z_j`` is perturbed by
+leaves open whether to smooth the whole objective or only its non-convex unlabeled term ("as in
+Chapelle et al. (2006a)", the original cS3VM, smoothed the whole); we smooth the unlabeled term
+only, because the other two are convex and need no smoothing to be tractable. This is a choice,
+not an equivalence: smoothing the quadratic regularizer only adds a constant, but smoothing the
+labeled squared hinge would change the early stages (at gamma_0 the output noise has a standard
+deviation of several units, under which the squared hinge becomes nearly linear), so the path
+can differ from the original's. Under that smoothing the output ``w . z_j`` is perturbed by
 ``N(0, gamma ||z_j||^2 / 2)``, and ``exp(-s t^2)`` convolved with a Gaussian has the closed form
 of :func:`solvers._losses.smoothed_exp_unlabeled_loss`.
 
