@@ -31,6 +31,7 @@ REGISTRY: dict[str, str] = {
     "bb": "solvers.bb:BranchAndBoundS3VM",
     "s3vm_path": "solvers.s3vm_path:S3VMPath",
     "lapsvm": "solvers.lapsvm:LapSVM",
+    "lapsvm_balanced": "solvers.lapsvm_balanced:BalancedLapSVM",
     "lapsvm_s3vm_light": "solvers.lapsvm_s3vm_light:LapSVMS3VMLight",
 }
 

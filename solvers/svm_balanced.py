@@ -69,8 +69,10 @@ class BalancedSVM(SVM):
         if self.kernel == "linear":
             out_u = np.asarray(X[unl] @ fit.coef).ravel() + fit.intercept
         else:
-            # The expansion is over the labeled points only (SVM._expansion_mask): u x l kernel.
-            out_u = self._kernel(X[unl], X[labeled]) @ fit.coef + fit.intercept
+            # The expansion is over the labeled points only (SVM._expansion_mask): u x l kernel,
+            # taken against X_fit_ as decision_function does, so that the count met here is the
+            # one predict gives (a deformed kernel, lapsvm_balanced, has a path of its own there).
+            out_u = self._kernel(X[unl], self.X_fit_) @ fit.coef + fit.intercept
         target = n_positive(int(unl.sum()), r)
         shift = threshold_shift(out_u, target)
         fit.info = dict(fit.info or {}, r=r, n_pos_target=target, bias_shift=float(shift))
