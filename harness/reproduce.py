@@ -264,6 +264,20 @@ def _target_cell(spec, row_label, config, suffix):
     return row_label, f"{config.label} {suffix}".strip()
 
 
+def _over_rows(values, n_rows):
+    """(mean, count, note) of a per-data-set quantity averaged over the data sets (JMLR Tables 9-10).
+
+    The paper averages all its data sets: a mean over only some of them would be another quantity,
+    so it is given only in the note until every data set is complete.
+    """
+    if len(values) == n_rows:
+        return float(np.mean(values)), len(values), ""
+    if not values:
+        return None, 0, "no data set complete"
+    return None, len(values), (f"{len(values)} of {n_rows} data sets complete (their mean: "
+                               f"{float(np.mean(values)):.2f}; the paper's averages all {n_rows})")
+
+
 def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCell]:
     """Per-target-cell values of one spec from its cells' rows (same order as ``planned``)."""
     done = [(p, r) for p, r in zip(planned, rows) if r.get("status") == "done"]
@@ -436,17 +450,21 @@ def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCe
                 out.append(ReportCell(row_label, config.label, pu or "rel%", pv, pt, val, None, len(g), 0, note))
         for ci, config in enumerate(spec.configs):
             pv, pt, pu = target("Mean", config.label)
-            v = means[ci]
-            out.append(ReportCell("Mean", config.label, pu or "rel%", pv, pt,
-                                  float(np.mean(v)) if v else None, None, len(v), 0, "" if v else "no data set complete"))
+            mean, n, note = _over_rows(means[ci], len(spec.rows))
+            out.append(ReportCell("Mean", config.label, pu or "rel%", pv, pt, mean, None, n, 0, note))
         return out
     if spec.aggregate == "variance":
+        sds = []
         for ci, config in enumerate(spec.configs):
             vs = [float(np.var(list(g.values()))) for (row, c), g in per.items() if c == ci and len(g) == n_grid]
             pv, pt, pu = target(suffix, config.label)
-            out.append(ReportCell(suffix, config.label, pu or "variance", pv, pt, float(np.mean(vs)) if vs else None,
-                                  None, len(vs), 0, "" if vs else "no data set complete"))
-        return out
+            mean, n, note = _over_rows(vs, len(spec.rows))
+            out.append(ReportCell(suffix, config.label, pu or "variance", pv, pt, mean, None, n, 0, note))
+            # The same spread as a standard deviation (in %), shown beside it without a paper value:
+            # the paper's numbers are on that scale (see the spec's note).
+            mean, n, note = _over_rows(list(np.sqrt(vs)), len(spec.rows))
+            sds.append(ReportCell("average sd (%)", config.label, "%", None, "", mean, None, n, 0, note))
+        return out + sds
     raise ValueError(f"unknown aggregate {spec.aggregate!r} in spec {spec.key}")
 
 

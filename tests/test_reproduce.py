@@ -318,6 +318,38 @@ def test_a_split_count_below_one_is_rejected_before_anything_runs(tmp_path, n_sp
     assert not (tmp_path / "cache").exists() and not (tmp_path / "runs.csv").exists()
 
 
+def test_grid_tables_average_only_when_every_data_set_is_complete():
+    # JMLR 2008 Tables 9 and 10 average their per-data-set values over all data sets; a mean over
+    # some of them is another quantity, so it stays out of the judged cell until all are done.
+    from harness.reproduce import aggregate, build_cells
+    from harness.specs import TableSpec
+
+    grid = ({"C_factor": 1.0}, {"C_factor": 10.0}, {"C_factor": 0.1})
+    rows2 = (("2moons", "2moons"), ("Coil3", "coil3"))
+    errors = {("2moons", 0): 0.20, ("2moons", 1): 0.10, ("2moons", 2): 0.30,
+              ("Coil3", 0): 0.40, ("Coil3", 1): 0.50, ("Coil3", 2): 0.10}
+    for kind in ("relative_improvement", "variance"):
+        spec = TableSpec("toy-grid", "toy", rows2, (Config("A", "svm"),), aggregate=kind, grid=grid, splits=(0,),
+                         metrics=(("average variance", "unlabeled_error"),) if kind == "variance" else
+                         (("error", "unlabeled_error"),))
+        planned, _ = build_cells(spec)
+        assert len(planned) == 6
+        full = [{"status": "done", "unlabeled_error": errors[(p.row, p.grid)]} for p in planned]
+        part = [r if not (p.row == "Coil3" and p.grid == 2) else {"status": "failed"} for p, r in zip(planned, full)]
+        done = {c.row: c for c in aggregate(spec, planned, full, {}, {})}
+        half = {c.row: c for c in aggregate(spec, planned, part, {}, {})}
+        if kind == "relative_improvement":
+            assert done["2moons"].mean == pytest.approx(50.0) and done["Coil3"].mean == pytest.approx(75.0)
+            assert done["Mean"].mean == pytest.approx(62.5) and done["Mean"].n == 2
+            assert half["Mean"].mean is None and "1 of 2 data sets complete (their mean: 50.00" in half["Mean"].note
+        else:
+            var = [np.var([20.0, 10.0, 30.0]), np.var([40.0, 50.0, 10.0])]
+            assert done["average variance"].mean == pytest.approx(np.mean(var))
+            assert done["average sd (%)"].mean == pytest.approx(np.mean(np.sqrt(var)))
+            assert done["average sd (%)"].paper is None  # shown beside the judged row, not judged
+            assert half["average variance"].mean is None and "1 of 2 data sets complete" in half["average variance"].note
+
+
 def test_success_count_is_the_best_settings_count_of_zero_error_splits():
     from harness.reproduce import aggregate, build_cells
     from harness.specs import TableSpec
