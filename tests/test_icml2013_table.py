@@ -49,7 +49,8 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     light2 = cells[("D5", "S3VM-light l2 unlabeled")]  # the squared hinge one has no paper value
     assert light2.n == 3 and light2.paper is None
     # Still to run: split 3 whole, and split 1's hinge S3VM-light (one attempt failed, one is stale).
-    assert missing(load_cells(store), ["D5"], 4) == [("D5", 3, None), ("D5", 1, "light_l1")]
+    assert missing(load_cells(store), ["D5"], 4) == [("D5", 3, None), ("D5", 1, "light_l1"), ("D5", 0, "cccp_b"),
+                                                     ("D5", 1, "cccp_b"), ("D5", 2, "cccp_b")]
     assert cells[("D1", "SVM unlabeled")].mean is None and cells[("D1", "SVM unlabeled")].n == 0
     md = (tmp_path / "icml2013-table2.md").read_text()
     assert "**Verdict:** differs" in md and "| D5 | ionosphere | 3 |" in md and "median 2.00" in md
@@ -70,19 +71,21 @@ def test_an_extra_line_stamped_with_the_whole_file_code_hash_is_still_current(tm
                                          "code": old_code}]
     store.write_text("".join(json.dumps(r) + "\n" for r in lines))
     assert load_cells(store)[("D5", 0)]["best"]["light_l1"] == extra
-    assert missing(load_cells(store), ["D5"], 1) == []
+    assert missing(load_cells(store), ["D5"], 1) == [("D5", 0, "cccp_b")]  # the light_l1 line counts as current
 
 
 def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
     kw = dict(reports_dir=tmp_path, n_splits=1, datasets=["ionosphere"], n_jobs=1, echo=lambda *a: None)
     first = {(c.row, c.column): c for c in reproduce(["icml2013-table2"], **kw)["icml2013-table2"]}
     store = [json.loads(line) for line in (tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()]
-    assert len(store) == 2 and [r["id"] for r in store] == ["D5", "D5"]
-    assert "extra" not in store[0] and store[1]["extra"] == "light_l1" and "error" not in store[1]
-    for col in ("SVM unlabeled", "S3VM-path test", "S3VM-light unlabeled", "S3VM-light l2 test"):
+    assert len(store) == 3 and [r["id"] for r in store] == ["D5", "D5", "D5"]
+    assert "extra" not in store[0] and [r["extra"] for r in store[1:]] == ["light_l1", "cccp_b"]
+    assert not any("error" in r for r in store)
+    for col in ("SVM unlabeled", "S3VM-path test", "S3VM-light unlabeled", "S3VM-light l2 test", "CCCP unlabeled",
+                "CCCP searched test"):
         assert first[("D5", col)].n == 1 and 0 <= first[("D5", col)].mean < 60
     reproduce(["icml2013-table2"], **kw)  # nothing missing: nothing rerun
-    assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 2
+    assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 3
 
 
 def test_a_failed_extra_is_tried_once_per_run_and_new_splits_get_their_extras(tmp_path, monkeypatch):
@@ -104,8 +107,9 @@ def test_a_failed_extra_is_tried_once_per_run_and_new_splits_get_their_extras(tm
     monkeypatch.setattr(mod, "_worker", worker)
     _, meta = mod.reproduce_table(n_splits=2, datasets=["ionosphere"], reports_dir=tmp_path, echo=lambda *a: None)
     # split 0's extra failed and is not retried in the same run; split 1 (new) then gets its extra
-    assert calls == [("D5", 1, None), ("D5", 0, "light_l1"), ("D5", 1, "light_l1")]
-    assert meta["n_failed"] == 2
+    assert calls == [("D5", 1, None), ("D5", 0, "light_l1"), ("D5", 0, "cccp_b"), ("D5", 1, "light_l1"),
+                     ("D5", 1, "cccp_b")]
+    assert meta["n_failed"] == 4
 
 
 def test_solvers_filter_does_not_run_the_external_table(tmp_path, capsys):
