@@ -540,15 +540,18 @@ def table_verdict(cells: list[ReportCell]) -> str:
     """One line: matches / differs (how many, the largest difference) / incomplete."""
     cells = [c for c in cells if c.in_verdict]
     judged = [c for c in cells if c.verdict in ("within spread", "differs")]
-    missing = [c for c in cells if c.mean is None]
+    # Without a value: not run at all, or an average waiting for some of its parts (n > 0).
+    missing = [c for c in cells if c.mean is None and not c.n]
+    incomplete = [c for c in cells if c.mean is None and c.n]
     unjudged = [c for c in cells if c.verdict == NO_SPREAD]
+    tail = (f"; {len(missing)} cell(s) not run" if missing else "") + \
+        (f"; {len(incomplete)} cell(s) incomplete" if incomplete else "")
     if not judged:
-        line = "not run" if missing and not unjudged else "nothing to judge (times only)"
         if unjudged:
-            line = f"{len(unjudged)} cell(s) from one split, not judged"
-            if missing:
-                line += f"; {len(missing)} cell(s) not run"
-        return line
+            return f"{len(unjudged)} cell(s) from one split, not judged" + tail
+        if incomplete:
+            return tail[2:]  # "k cell(s) not run; j cell(s) incomplete" without the leading "; "
+        return "not run" if missing else "nothing to judge (times only)"
     bad = [c for c in judged if c.verdict == "differs"]
     if not bad:
         line = f"matches: {len(judged)} of {len(judged)} compared cells within the split-to-split spread"
@@ -559,9 +562,7 @@ def table_verdict(cells: list[ReportCell]) -> str:
                 f"({worst.diff:+.1f} {worst.unit})")
     if unjudged:
         line += f"; {len(unjudged)} cell(s) from one split, not judged"
-    if missing:
-        line += f"; {len(missing)} cell(s) not run"
-    return line
+    return line + tail
 
 
 def write_cells_csv(path, cells: list[ReportCell]) -> None:

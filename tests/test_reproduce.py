@@ -348,6 +348,10 @@ def test_grid_tables_average_only_when_every_data_set_is_complete():
             assert done["average sd (%)"].mean == pytest.approx(np.mean(np.sqrt(var)))
             assert done["average sd (%)"].paper is None  # shown beside the judged row, not judged
             assert half["average variance"].mean is None and "1 of 2 data sets complete" in half["average variance"].note
+    # An average waiting for some data sets is "incomplete", not "not run", in the table's verdict.
+    from harness.reproduce import table_verdict
+
+    assert table_verdict(aggregate(spec, planned, part, {}, {})) == "2 cell(s) incomplete"
 
 
 def test_success_count_is_the_best_settings_count_of_zero_error_splits():
