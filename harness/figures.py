@@ -166,7 +166,8 @@ def make_figure(name: str, out_dir=FIGURES_DIR, **inputs) -> list[Path]:
         fig = Figure(figsize=spec.size, dpi=100)
         FigureCanvasAgg(fig)
         spec.draw(fig, **kwargs)  # raises MissingData before anything is written
-        fig.tight_layout()
+        # A figure-level legend below the panels needs its strip kept free (see icml2013-fig5).
+        fig.tight_layout(rect=getattr(fig, "tight_rect", (0.0, 0.0, 1.0, 1.0)))
         out_dir.mkdir(parents=True, exist_ok=True)
         png, svg = out_dir / f"{name}.png", out_dir / f"{name}.svg"
         # Rendered in memory and written atomically: an interrupted run never leaves a truncated image.
@@ -237,9 +238,10 @@ def _da_effective_loss(o, T: float, loss: str, C_star: float = 1.0) -> np.ndarra
 _DA_TEMPS = tuple(10.0 / 1.5 ** k for k in (0, 3, 6, 9, 12)) + (0.0,)
 
 
-def _plot_da_family(ax, loss: str, title: str):
+def _plot_da_family(ax, loss: str, title: str, scale: float = 1.0):
+    """The DA family at ``_DA_TEMPS`` for the loss ``scale * V`` (``scale = 1/2``: ICML 2006's V, see ``_ICML_SCALE``)."""
     for T in _DA_TEMPS:
-        ax.plot(_T, _da_effective_loss(_T, T, loss), label="T -> 0" if T == 0 else f"T = {T:.3g}",
+        ax.plot(_T, _da_effective_loss(_T, T, loss, C_star=scale), label="T -> 0" if T == 0 else f"T = {T:.3g}",
                 color="black" if T == 0 else None, lw=2.0 if T == 0 else 1.3)
     ax.set_title(title)
     ax.set_xlabel("output f(x)")
@@ -311,18 +313,24 @@ def _jmlr_fig7(fig):
     ax.legend(loc="upper right")
 
 
-_V_NAMES = (("l1", "hinge  max(0, 1 - t)"), ("l2", "quadratic hinge  max(0, 1 - t)^2"), ("sqr", "squared  (1 - t)^2"))
+_V_NAMES = (("l1", "hinge  max(0, 1 - t)"), ("l2", "quadratic hinge  max(0, 1 - t)^2 / 2"),
+            ("sqr", "squared  (1 - t)^2 / 2"))
+#: ICML 2006 Sec. 3.1 writes the quadratic hinge and the squared loss with a factor 1/2 (our
+#: solvers._annealing.LOSSES, JMLR 2008's, without it), and its temperatures (Table 1: start
+#: T = 10) are in those units: its figures are drawn with V scaled so.
+_ICML_SCALE = {"l1": 1.0, "l2": 0.5, "sqr": 0.5}
 
 
 @_register("icml2006-fig1", "ICML 2006 Fig. 1",
            "The effective loss V'(t) = min(V(t), V(-t)) on an unlabeled point for the hinge, quadratic hinge and "
-           "squared loss V (solvers._annealing.LOSSES).", size=(8.0, 2.5))
+           "squared loss V (solvers._annealing.LOSSES, the quadratic ones halved as ICML 2006 Sec. 3.1 writes "
+           "them).", size=(8.0, 2.5))
 def _icml_fig1(fig):
     from solvers._annealing import LOSSES
 
     for i, (key, title) in enumerate(_V_NAMES):
         ax = fig.add_subplot(1, 3, i + 1)
-        ax.plot(_T, _sym(LOSSES[key]), color="black")
+        ax.plot(_T, _ICML_SCALE[key] * _sym(LOSSES[key]), color="black")
         ax.set_title(title)
         ax.set_xlabel("output f(x)")
         ax.set_xlim(_T[0], _T[-1])
@@ -330,12 +338,13 @@ def _icml_fig1(fig):
 
 @_register("icml2006-fig2", "ICML 2006 Fig. 2",
            "Annealing behaviour of DA's effective unlabeled loss V'_T (ICML 2006 Sec. 3.2, p* of eq. 8 with nu = 0) "
-           "for the hinge, quadratic hinge and squared loss, T = 10 / 1.5^k (Table 1 start T = 10, R = 1.5) and "
+           "for the hinge, quadratic hinge and squared loss in ICML's units (the quadratic ones with their 1/2), "
+           "T = 10 / 1.5^k (Table 1 start T = 10, R = 1.5) and "
            "T -> 0. lambda' = 1; curves shifted by the constant T log 2.", size=(8.0, 2.8))
 def _icml_fig2(fig):
     for i, (key, title) in enumerate(_V_NAMES):
         ax = fig.add_subplot(1, 3, i + 1)
-        _plot_da_family(ax, key, title)
+        _plot_da_family(ax, key, title, scale=_ICML_SCALE[key])
         if i == 0:
             ax.legend(loc="upper right")
 
@@ -454,7 +463,9 @@ def _jmlr_fig1(fig, data):
 @_register("icml2006-fig4", "ICML 2006 Fig. 4",
            "The 2MOONS and 2CIRCLES toy sets with a particular labeling: DA with the hinge loss from 2 labeled "
            "points (triangle, cross); black line: the decision boundary of the L2-SVM on DA's labeling. Kernel "
-           "widths and C are ours (the paper reports the best of a grid).",
+           "widths and C are ours (the paper reports the best of a grid). Each panel is the first seed on which DA "
+           "labels every unlabeled point correctly; the seeds that failed before it are recorded in the data file "
+           "(the paper says DA succeeded in every trial).",
            size=(8.0, 3.6), source="reports/figures-data/icml2006-fig4.json (scripts/figure_data.py)",
            data=DATA_DIR / "icml2006-fig4.json")
 def _icml_fig4(fig, data):
@@ -497,7 +508,9 @@ def _nips_fig2(fig, images):
 # ------------------------------------------------------------------------------------ experiments
 _ICML2013_CELLS = REPORTS_DIR / "icml2013" / "cells.jsonl"
 _ICML2013_CMD = "python scripts/icml2013_table2.py --out reports/icml2013/cells.jsonl"
-_METHOD_NAMES = {"path": "S3VM-path", "light": "S3VM-light", "cccp": "CCCP"}
+#: Figures 5-6 were computed with the squared-hinge S3VM-light and the count-searched CCCP (the
+#: "S3VM-light l2" and "CCCP searched" columns of Table 2), not the table's judged columns.
+_METHOD_NAMES = {"path": "S3VM-path", "light": "S3VM-light l2", "cccp": "CCCP searched"}
 
 
 def _read_jsonl(path, what):
@@ -514,7 +527,10 @@ def _id_order(pid: str):
 @_register("icml2013-fig5", "ICML 2013 Fig. 5",
            "Objective J(f*, y^) of eq. (1) on the labeled and unlabeled training points at C* = C (gamma = 1/d) for "
            "the labels y^ of S3VM-path, S3VM-light and CCCP, mean over the splits run; smaller is a better local "
-           "optimum. Only the data sets of the stored run.", size=(8.0, 2.9),
+           "optimum. Only the data sets of the stored run. The S3VM-light and CCCP here are Table 2's 'S3VM-light "
+           "l2' (squared hinge) and 'CCCP searched' (dichotomic search on the count), not its judged columns: both "
+           "minimize squared-hinge objectives, while J is eq. (1)'s hinge, which the path minimizes, so the "
+           "comparison leans toward the path by construction.", size=(8.0, 2.9),
            source="reports/icml2013/cells.jsonl (scripts/icml2013_table2.py)", cells=_ICML2013_CELLS)
 def _icml2013_fig5(fig, cells):
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -551,8 +567,10 @@ def _icml2013_fig5(fig, cells):
         ax.set_xlabel("C = C*")
         if i % ncols == 0:
             ax.set_ylabel("J(f, y^)")
-        if i == len(keys) - 1:
-            ax.legend(loc="lower right")  # the last panel's lower right is free of curves
+    # One legend under the panels: inside any panel it hid some points.
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.tight_rect = (0.0, 0.5 / fig.get_figheight(), 1.0, 1.0)
 
 
 _ICML2013_FIG6 = REPORTS_DIR / "icml2013" / "fig6.jsonl"
@@ -563,7 +581,10 @@ _ICML2013_FIG6_CMD = "python scripts/icml2013_fig6.py --out reports/icml2013/fig
            "Total computation time for a sequence of solutions over C*: S3VM-light with k annealing steps and CCCP "
            "with k candidates of C*, against the entire S3VM-path (independent of k), mean over the splits run "
            "(C = 10, gamma = 1/d; the paper does not say which C). Timed one after the other on a shared 2-core "
-           "machine under load: single points are noisy.",
+           "machine under load: single points are noisy. S3VM-light is the squared-hinge one and CCCP the "
+           "count-searched one (Table 2's 'S3VM-light l2' and 'CCCP searched'), whose every candidate runs a "
+           "dichotomic search of several solves, so its curve overstates the paper's CCCP (one solve per "
+           "candidate).",
            size=(8.0, 2.9), source="reports/icml2013/fig6.jsonl (scripts/icml2013_fig6.py)", data=_ICML2013_FIG6)
 def _icml2013_fig6(fig, data):
     rows = _read_jsonl(data, f"run `{_ICML2013_FIG6_CMD}`")
@@ -601,7 +622,8 @@ _SIGIR_ALL = ("news-autos-motorcycles", "news-electronics-space", "text")
 _SIGIR_PAIRS = ((("news-autos-motorcycles",), "auto-vs-aviation and real-vs-simulated (SRAA, not held): stand-in "
                  "rec.autos vs rec.motorcycles, lambda' = 10 as for auto-vs-aviation"),
                 (("news-electronics-space",), "ccat and gcat (RCV1, not held): stand-in sci.electronics vs sci.space, "
-                 "lambda' = 1"),
+                 "lambda' = 1 (the SIGIR default; by the rule of the first panel, copying the first set's "
+                 "lambda', it would be ccat's 10)"),
                 (("text",), "33-vs-36 (not held) and pcmac: pcmac only, lambda' = 1"))
 _SIGIR_MAIN = (("TSVM S=1", "TSVM (single switch)"), ("TSVM S=max", "TSVM (multiple switch)"), ("MFA", "MFA"))
 _SIGIR_ERR = (("SVM", "SVM"),) + _SIGIR_MAIN
@@ -699,7 +721,11 @@ _sigir(13, "Transduction error of MFA (annealing) and of fixed-temperature optim
        "number of labels.", "unlabeled_error", _SIGIR_FIXED_T)
 
 _ICML_DA = (("MFA", "DA"), ("TSVM S=1", "JTSVM"))
-_ICML_FIXED = (("MFA", "DA"), ("MFA T=0.1", "T = 0.1"), ("MFA T=0.01", "T = 0.01"), ("MFA T=0.001", "T = 0.001"))
+#: The fixed temperatures were run as MFA's T (SIGIR 2006 eq. 8 weights the entropy by T/(2u), ICML
+#: 2006 eq. 4 by T/u with the same loss term), so in ICML's units each is half its SIGIR value:
+#: labelled by the ICML temperature they are. ICML Table 5's T = 0.1, 0.01, 0.001 would be MFA's
+#: 0.2, 0.02, 0.002, not yet run (stop 38).
+_ICML_FIXED = (("MFA", "DA"), ("MFA T=0.1", "T = 0.05"), ("MFA T=0.01", "T = 0.005"), ("MFA T=0.001", "T = 0.0005"))
 
 
 @_register("icml2006-fig5", "ICML 2006 Fig. 5",
@@ -707,7 +733,9 @@ _ICML_FIXED = (("MFA", "DA"), ("MFA T=0.1", "T = 0.1"), ("MFA T=0.01", "T = 0.01
            "documents) in place of AUT-AVN, which we do not hold: linear DA with the quadratic hinge (= SIGIR 2006 "
            "MFA) against JTSVM (= transductive L2-SVM-MFN with single switching), lambda = 0.001, lambda' = 10 as in "
            "the paper. Top: minimum objective (SIGIR eq. 18); middle: test error; bottom: test error of DA and of "
-           "fixed-temperature optimization (T = 0.1, 0.01, 0.001, ICML Table 5). Mean over 5 splits (the paper: 10).",
+           "fixed-temperature optimization at T = 0.05, 0.005, 0.0005 in ICML's units, half the paper's T = 0.1, 0.01, "
+           "0.001 (they were run as MFA temperatures, whose entropy weight T/(2u) is half ICML's T/u; the paper's "
+           "values are not yet run). Mean over 5 splits (the paper: 10).",
            size=(4.2, 7.6), source=_CURVES_SRC, data=_CURVES)
 def _icml_fig5(fig, data):
     ds = "news-autos-motorcycles"
@@ -730,7 +758,9 @@ _JMLR_FIG9_CMD = "python scripts/figure_data.py jmlr2008-fig9"
            "against the number of steps, 1 step = no annealing. Only the number of steps varies (Sec. 5.4.4): C* "
            "from 2^-9 C* (nabla-S3VM, Newton), 1e-3 C* (CCCP) or 1e-5 C* (S3VM-light) up to C*; T from 10 C* down to "
            "a fixed 1e-3 C* (DA, nabla-DA; the end value is ours). Steps 1, 2, 3, 5, 10, 20; CCCP and Newton (minutes "
-           "per run here) up to 10 only. cS3VM is not swept.",
+           "per run here) up to 10 only. cS3VM is not swept. DA here returns the best iterate on its path (da's "
+           "default, ICML 2006's rule), not the last one of JMLR Alg. 2 that Table 2 now uses, and runs 100 "
+           "alternations per temperature (its KL stop is off); to be rerun.",
            size=(4.8, 3.3), source="reports/figures-data/jmlr2008-fig9.jsonl (python scripts/figure_data.py "
            "jmlr2008-fig9)", data=_JMLR_FIG9)
 def _jmlr_fig9(fig, data):
@@ -753,11 +783,12 @@ _JMLR_FIG10_CMD = "python scripts/figure_data.py jmlr2008-fig10"
 @_register("jmlr2008-fig10", "JMLR 2008 Fig. 10",
            "g50c: 25% of the unlabeled points of each of the 10 data-file splits (50 labeled) are moved to a test set "
            "drawn with a bias (weights exp(kappa |z|), z the projection on a random direction; kappa in {0, 1, 2, 4, 8}, "
-           "2 directions each: 100 biased splits); x = angle between the first principal directions of the remaining "
-           "375 unlabeled and the 125 test points, y = unlabeled minus test error (negative: better on the unlabeled "
+           "2 directions each: 100 splits, of which kappa = 0's 20 are unbiased); x = angle between the first "
+           "principal directions of the remaining 375 unlabeled and the 125 test points, y = unlabeled minus test error (negative: better on the unlabeled "
            "set), for S3VM-light and nabla-S3VM under the common protocol (Table 5: sigma = 38, C = C* = 19). Lines: "
            "least-squares fits, r = correlation. The paper does not say how it biased the split nor which S3VM it "
-           "ran; both are ours. Note that the angle is ~30 deg even without bias: 125 points in 50 dimensions.",
+           "ran; both are ours. Note that the angle is ~30 deg even without bias: 125 points in 50 dimensions. With "
+           "100 splits a correlation |r| below 0.2 is not significant at the 5% level.",
            size=(4.8, 3.4), source="reports/figures-data/jmlr2008-fig10.jsonl (python scripts/figure_data.py "
            "jmlr2008-fig10)", data=_JMLR_FIG10)
 def _jmlr_fig10(fig, data):

@@ -4,9 +4,13 @@
 candidates of C* in CCCP. ... the total computation time of S3VM-path does not depend on the number
 of C*s because it computes the entire path" (ICML 2013 Sec. 6, Fig. 6 caption).
 
-Same data handling, splits and solvers as ``harness/icml2013.py`` (its docstring lists the
-protocol choices). Per (data set, split), at gamma = 1/d and one C (default 10; the paper does not
-say which C its figure uses):
+Same data handling and splits as ``harness/icml2013.py`` (its docstring lists the protocol
+choices), and the solvers of its Figure 5 -- the squared-hinge S3VM-light and the count-searched
+CCCP (Table 2's "S3VM-light l2" and "CCCP searched"), not Table 2's judged columns: every CCCP
+candidate here runs a dichotomic search of several solves, where the paper's CCCP solves once.
+BLAS threads are not limited here (the table's runner uses one), so on a loaded machine the times
+are noisier. Both are to be redone (stop 38). Per (data set, split), at gamma = 1/d and one C
+(default 10; the paper does not say which C its figure uses):
 
 * S3VM-path: one fit of the entire path on C* in [0, C];
 * S3VM-light with k annealing steps, C~ = 2^-9 C ... C geometrically (k = 1: no annealing, C* = C);
