@@ -70,7 +70,7 @@ def inputs(tmp_path_factory):
                             for s in (0, 1)))
     sigir = d / "sigir2006-curves.jsonl"
     _curves(sigir, F._SIGIR_ALL, ("SVM", "TSVM S=1", "TSVM S=10", "TSVM S=100", "TSVM S=max", "MFA", "MFA T=1",
-                                  "MFA T=0.1", "MFA T=0.01", "MFA T=0.001"))
+                                  "MFA T=0.1", "MFA T=0.01", "MFA T=0.001", "MFA T=0.2", "MFA T=0.02", "MFA T=0.002"))
     fig9 = d / "jmlr2008-fig9.jsonl"
     fig9.write_text("".join(json.dumps({"method": m, "steps": k, "unlabeled_error": e}) + "\n"
                             for m, k, e in (("CCCP", 1, 0.3), ("CCCP", 10, 0.2), ("Newton", 1, 0.25),
