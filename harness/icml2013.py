@@ -147,7 +147,6 @@ def run_split(pid, index):
     from sklearn.svm import SVC
 
     from solvers._kernels import KernelCentering
-    from solvers.cccp import CCCP
     from solvers.s3vm_light import S3VMLight
     from solvers.s3vm_path import S3VMPath, conditional_optimum, hinge_objective
 
@@ -187,14 +186,10 @@ def run_split(pid, index):
         timing.append({"C": C, "gamma": gamma, "path_s": t_path, "light_s": t_light,
                        "path_events": int(path.paths_[0].n_events), "path_jumps": int(path.paths_[0].n_jumps),
                        "light_steps": int(sched.size)})
-        # CCCP (no annealing) at C* in {C/8, C/4, C/2, C}.
-        cccp_labels = None
-        for frac in (0.125, 0.25, 0.5, 1.0):
-            est = CCCP(sigma=sigma, C=C, C_star=C * frac, anneal=False).fit(Xtr, ytr)
-            cand["cccp"].append((_err(est.predict(Xv) == 1, yv), gi, -C * frac, _err(est.predict(Xu) == 1, yu),
-                                 _err(est.predict(Xt) == 1, yt), C, gamma, C * frac))
-            if frac == 1.0:
-                cccp_labels = np.where(est.decision_function(Xu) > 0, 1.0, -1.0)
+        # CCCP (no annealing) at C* in {C/8, C/4, C/2, C}, with its dichotomic search on r~.
+        rows, est = _cccp_candidates(Xtr, ytr, sigma, C, gi, gamma, Xu, Xv, Xt, yu, yv, yt)
+        cand["cccp"] += rows
+        cccp_labels = np.where(est.decision_function(Xu) > 0, 1.0, -1.0)
         if gf == 1.0:
             # Figure 5: J(f*_y^, y^) (eq. 1) at C* = C for the labels each solver ends with.
             lab_mask = np.r_[np.ones(n_lab, bool), np.zeros(unl.size, bool)]
@@ -228,6 +223,22 @@ def _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt):
     return out
 
 
+def _cccp_candidates(Xtr, ytr, sigma, C, gi, gamma, Xu, Xv, Xt, yu, yv, yt, r_tilde=None):
+    """Candidate rows of CCCP without annealing at C* in {C/8, C/4, C/2, C}, and its fit at C* = C.
+
+    ``r_tilde=None``: the dichotomic search on r~ (``cccp``); a number fixes the mean output, b =
+    2 r_tilde - 1, one solve per fit (``cccp_b``).
+    """
+    from solvers.cccp import CCCP
+
+    rows = []
+    for frac in (0.125, 0.25, 0.5, 1.0):
+        est = CCCP(sigma=sigma, C=C, C_star=C * frac, anneal=False, r=r_tilde, r_tilde=r_tilde).fit(Xtr, ytr)
+        rows.append((_err(est.predict(Xv) == 1, yv), gi, -C * frac, _err(est.predict(Xu) == 1, yu),
+                     _err(est.predict(Xt) == 1, yt), C, gamma, C * frac))
+    return rows, est
+
+
 def _select(rows):
     """The model-selection rule: smallest validation error, then grid order, then largest C*."""
     v = min(rows, key=lambda t: (t[0], t[1], t[2]))
@@ -242,7 +253,6 @@ def run_extra(pid, index, method="light_l1"):
     ``cccp_b``: CCCP without annealing at C* in {C/8, C/4, C/2, C}, its mean output fixed at the
     labeled fraction r (``r_tilde = r``: b = 2r - 1, one solve per fit, no dichotomic search).
     """
-    from solvers.cccp import CCCP
     from solvers.s3vm_light import S3VMLight
 
     if method not in EXTRA_METHODS:
@@ -263,10 +273,7 @@ def run_extra(pid, index, method="light_l1"):
             seconds += time.perf_counter() - t0
             cand += _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt)
             continue
-        for frac in (0.125, 0.25, 0.5, 1.0):  # cccp_b: as run_split's CCCP, with the bias fixed
-            est = CCCP(sigma=sigma, C=C, C_star=C * frac, anneal=False, r=r, r_tilde=r).fit(Xtr, ytr)
-            cand.append((_err(est.predict(Xv) == 1, yv), gi, -C * frac, _err(est.predict(Xu) == 1, yu),
-                         _err(est.predict(Xt) == 1, yt), C, gamma, C * frac))
+        cand += _cccp_candidates(Xtr, ytr, sigma, C, gi, gamma, Xu, Xv, Xt, yu, yv, yt, r_tilde=r)[0]
         seconds += time.perf_counter() - t0
     return {"id": pid, "dataset": name, "split": index, "extra": method, "best": {method: _select(cand)},
             "fit_seconds": seconds, "code": _closure_code(EXTRA_MODULES[method])}
