@@ -29,11 +29,14 @@ Protocol (ICML 2013 Sec. 6), with the choices the paper leaves open written here
   Until stop 38 the CCCP column ran ``cccp`` with its dichotomic search on r~, which moves the
   bias until exactly round(u r) unlabeled outputs are positive (a count constraint the paper's
   CCCP does not have); those results, stored with every split (``cccp``), are shown beside it as
-  "CCCP searched", with no paper value, and Figure 5's CCCP labels are still theirs;
+  "CCCP searched", with no paper value;
 
 Figure 5: gamma = 1/d, C = C* in {1, 10, 100, 1000}: the labels y^ each solver ends with at C*
 = C are scored by J(f*_y^, y^) of eq. (1) (the conditionally optimal solution for those labels
-with b = 2r - 1, ``solvers.s3vm_path.conditional_optimum``).
+with b = 2r - 1, ``solvers.s3vm_path.conditional_optimum``). A split's record holds those of the
+path, the squared-hinge S3VM-light and the count-searched CCCP (:func:`run_split`); those of the
+judged S3VM-light and CCCP (``light_l1``, ``cccp_b``) come from a line of their own
+(:func:`run_fig5`, ``"extra": "fig5"``), added after stop 38 like the extra methods.
 
 Timing: for every (C, gamma) cell, seconds of the entire path and of S3VM-light (l2) with its 10
 annealing steps, measured in the same process one after the other. Each stored line records
@@ -100,6 +103,10 @@ EXTRA_METHODS = ("light_l1", "cccp_b")
 #: of the module and of the project modules it imports (as the grid cache keys cells), else it is
 #: run again.
 EXTRA_MODULES = {"light_l1": "s3vm_light", "cccp_b": "cccp"}
+#: Figure 5's objectives of the judged S3VM-light and CCCP (:func:`run_fig5`), one line per split
+#: added to the split's Figure 5 rows; current only if every module's code is.
+FIG5_EXTRA = "fig5"
+FIG5_MODULES = ("s3vm_light", "cccp", "s3vm_path")
 #: Report column order.
 REPORT_METHODS = ("svm", "light_l1", "light", "cccp_b", "cccp", "path")
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
@@ -146,9 +153,8 @@ def run_split(pid, index):
     """Every method over the whole grid on one split; returns a JSON-able dict."""
     from sklearn.svm import SVC
 
-    from solvers._kernels import KernelCentering
     from solvers.s3vm_light import S3VMLight
-    from solvers.s3vm_path import S3VMPath, conditional_optimum, hinge_objective
+    from solvers.s3vm_path import S3VMPath
 
     code = path_code()
     name, X, y, sp, Xtr, ytr = _split_data(pid, index)
@@ -161,7 +167,6 @@ def run_split(pid, index):
     cand = {m: [] for m in METHODS}
     timing, fig5 = [], []
     y_pm_lab = np.where(y[lab] == 1, 1.0, -1.0)
-    r = float(np.mean(y_pm_lab > 0))
     for gi, (C, gf) in enumerate((C, gf) for C in C_GRID for gf in GAMMA_FACTORS):
         gamma = gf / d
         sigma = 1.0 / math.sqrt(2.0 * gamma)
@@ -189,24 +194,67 @@ def run_split(pid, index):
         # CCCP (no annealing) at C* in {C/8, C/4, C/2, C}, with its dichotomic search on r~.
         rows, est = _cccp_candidates(Xtr, ytr, sigma, C, gi, gamma, Xu, Xv, Xt, yu, yv, yt)
         cand["cccp"] += rows
-        cccp_labels = np.where(est.decision_function(Xu) > 0, 1.0, -1.0)
         if gf == 1.0:
             # Figure 5: J(f*_y^, y^) (eq. 1) at C* = C for the labels each solver ends with.
-            lab_mask = np.r_[np.ones(n_lab, bool), np.zeros(unl.size, bool)]
-            K0 = path._kernel(Xtr)
-            K = KernelCentering.fit(K0, np.flatnonzero(~lab_mask)).center_train(K0)  # the path's kernel
-            cost = np.full(Xtr.shape[0], C)
-            b = 2.0 * r - 1.0
-            row = {"C": C}
-            for mname, yhat in (("path", path.assigned_labels_[0].astype(float)),
-                                ("light", info["y_unlabeled"].astype(float)), ("cccp", cccp_labels)):
-                yfull = np.r_[y_pm_lab, yhat]
-                theta, _, _, _ = conditional_optimum(K, yfull, cost, b, ~lab_mask)
-                row[mname] = hinge_objective(K, yfull * theta, b, yfull, cost)
-            fig5.append(row)
+            fig5.append({"C": C} | _fig5_objectives(path, Xtr, y_pm_lab, C, {
+                "path": path.assigned_labels_[0], "light": info["y_unlabeled"],
+                "cccp": np.where(est.decision_function(Xu) > 0, 1.0, -1.0)}))
     best = {m: _select(rows) for m, rows in cand.items()}
     return {"id": pid, "dataset": name, "split": index, "n_train": int(Xtr.shape[0]), "n_lab": int(n_lab),
             "best": best, "timing": timing, "fig5": fig5, "path_code": code}
+
+
+def _fig5_objectives(path, Xtr, y_lab, C, labelings) -> dict:
+    """Figure 5's J(f*_y^, y^) (eq. 1) at C* = C of each labeling of the unlabeled points.
+
+    ``path`` is an :class:`solvers.s3vm_path.S3VMPath` at this C and gamma (fitted or not: only
+    its kernel is used); the labeled points come first in ``Xtr``, with the +-1 labels ``y_lab``.
+    f*_y^ is the conditionally optimal solution for y^ with the path's centred kernel and b =
+    2r - 1 (``solvers.s3vm_path.conditional_optimum``), r the labeled fraction of positives.
+    """
+    from solvers._kernels import KernelCentering
+    from solvers.s3vm_path import conditional_optimum, hinge_objective
+
+    lab_mask = np.r_[np.ones(y_lab.size, bool), np.zeros(Xtr.shape[0] - y_lab.size, bool)]
+    K0 = path._kernel(Xtr)
+    K = KernelCentering.fit(K0, np.flatnonzero(~lab_mask)).center_train(K0)  # the path's kernel
+    cost = np.full(Xtr.shape[0], C)
+    b = 2.0 * float(np.mean(y_lab > 0)) - 1.0
+    out = {}
+    for name, yhat in labelings.items():
+        yfull = np.r_[y_lab, np.asarray(yhat, dtype=float)]
+        theta, _, _, _ = conditional_optimum(K, yfull, cost, b, ~lab_mask)
+        out[name] = hinge_objective(K, yfull * theta, b, yfull, cost)
+    return out
+
+
+def run_fig5(pid, index):
+    """Figure 5's objectives of the judged S3VM-light and CCCP on one split; a JSON-able line.
+
+    The labels S3VM-light with the hinge (``light_l1``, 10 annealing steps 2^-9 C .. C, its last
+    step) and CCCP with the mean output fixed (``cccp_b``, no annealing) end with at C* = C,
+    gamma = 1/d, for every C of the grid, scored as in :func:`run_split` (whose Figure 5 rows hold
+    the path and the squared-hinge / count-searched ones). Stored as an ``"extra": "fig5"`` line;
+    :func:`load_cells` adds its values to the split's Figure 5 rows.
+    """
+    from solvers.cccp import CCCP
+    from solvers.s3vm_light import S3VMLight
+    from solvers.s3vm_path import S3VMPath
+
+    name, X, y, sp, Xtr, ytr = _split_data(pid, index)
+    y_lab = np.where(y[sp.labeled] == 1, 1.0, -1.0)
+    r = float(np.mean(y_lab > 0))
+    sigma = 1.0 / math.sqrt(2.0 / X.shape[1])  # gamma = 1/d
+    rows, t0 = [], time.perf_counter()
+    for C in C_GRID:
+        light = S3VMLight(sigma=sigma, C=C, C_star=C, loss="l1", anneal_start=2.0 ** -9,
+                          anneal_factor=2.0).fit(Xtr, ytr)
+        cccp = CCCP(sigma=sigma, C=C, C_star=C, anneal=False, r=r, r_tilde=r).fit(Xtr, ytr)
+        rows.append({"C": C} | _fig5_objectives(S3VMPath(sigma=sigma, C=C), Xtr, y_lab, C, {
+            "light_l1": light.binary_fits_[0].info["y_unlabeled"],
+            "cccp_b": np.where(cccp.decision_function(X[sp.unlabeled]) > 0, 1.0, -1.0)}))
+    return {"id": pid, "dataset": name, "split": index, "extra": FIG5_EXTRA, "fig5": rows,
+            "fit_seconds": time.perf_counter() - t0, "code": {m: _closure_code(m) for m in FIG5_MODULES}}
 
 
 def _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt):
@@ -334,7 +382,8 @@ def _worker(pid, index, extra=None):
         # on a shared 2-core machine two OpenBLAS threads spinning against other processes made
         # a cell 16x slower (D5 split 0: 49.8 s against 3.0 s with one thread, load 5).
         with threadpool_limits(limits=1):
-            res = run_split(pid, index) if extra is None else run_extra(pid, index, extra)
+            res = run_split(pid, index) if extra is None else run_fig5(pid, index) if extra == FIG5_EXTRA \
+                else run_extra(pid, index, extra)
         res["seconds"] = time.perf_counter() - t0
         return res
     except Exception:  # recorded, never written as a result
@@ -345,8 +394,9 @@ def load_cells(path):
     """``{(id, split): record}`` of the stored splits, each extra method's line merged into ``best``.
 
     Failed lines are skipped, and so are extra lines run by another version of their solver's
-    source than the current one (``EXTRA_MODULES``); an extra line whose split has no stored
-    record is not a split of its own.
+    source than the current one (``EXTRA_MODULES``, ``FIG5_MODULES``); an extra line whose split
+    has no stored record is not a split of its own. A Figure 5 line (``"extra": "fig5"``) adds its
+    methods' objectives to the split's Figure 5 rows of the same C.
     """
     cells, extras = {}, []
     for line in read_lines(path):  # a line cut short by a killed run is left out: its split runs again
@@ -355,23 +405,44 @@ def load_cells(path):
             if "error" in rec:
                 continue
             if "extra" in rec:
-                module = EXTRA_MODULES.get(rec["extra"])  # None: a method since removed
-                if module is not None and rec.get("code") in _closure_codes(module):
+                if _current(rec):
                     extras.append(rec)
             else:
                 cells[(rec["id"], rec["split"])] = rec
     for rec in extras:
         base = cells.get((rec["id"], rec["split"]))
-        if base is not None:
+        if base is None:
+            continue
+        if rec["extra"] == FIG5_EXTRA:
+            more = {row["C"]: row for row in rec["fig5"]}
+            base["fig5"] = [row | {k: v for k, v in more.get(row["C"], {}).items() if k != "C"}
+                            for row in base["fig5"]]
+        else:
             base["best"] = base["best"] | rec["best"]
     return cells
+
+
+def _current(rec) -> bool:
+    """Whether an extra line ran the current code of its solvers (a method since removed: no)."""
+    if rec["extra"] == FIG5_EXTRA:
+        codes = rec.get("code")
+        return isinstance(codes, dict) and all(codes.get(m) in _closure_codes(m) for m in FIG5_MODULES)
+    module = EXTRA_MODULES.get(rec["extra"])
+    return module is not None and rec.get("code") in _closure_codes(module)
+
+
+def _has(rec, extra) -> bool:
+    """Whether a stored split (merged by :func:`load_cells`) has the results of an extra method."""
+    if extra == FIG5_EXTRA:
+        return all("light_l1" in row and "cccp_b" in row for row in rec["fig5"])
+    return extra in rec["best"]
 
 
 def missing(stored, pids, splits):
     """(id, split, extra) still to run: whole splits (extra None), then extra methods of stored ones."""
     todo = [(pid, i, None) for i in range(splits) for pid in pids if (pid, i) not in stored]
-    todo += [(pid, i, m) for m in EXTRA_METHODS for i in range(splits) for pid in pids
-             if (pid, i) in stored and m not in stored[(pid, i)]["best"]]
+    todo += [(pid, i, m) for m in EXTRA_METHODS + (FIG5_EXTRA,) for i in range(splits) for pid in pids
+             if (pid, i) in stored and not _has(stored[(pid, i)], m)]
     return todo
 
 
@@ -443,12 +514,18 @@ def report(cells, out=None):
                   + ", ".join(f"{pid} {np.median(v):.2f}" for pid, v in per.items()) + ".", ""]
     if fig:
         lines += ["## Figure 5: J(f*, y^) at C* = C, gamma = 1/d (mean over splits; lower is better)", "",
-                  "| ID | C | S3VM-path | S3VM-light l2 | CCCP | path best of 3 |", "|---|---|---|---|---|---|"]
+                  "S3VM-light and CCCP are Table 2's judged columns (hinge; mean output fixed); 'path best' counts "
+                  "the splits where the path's J is the lowest of the three. The squared-hinge S3VM-light and the "
+                  "count-searched CCCP are beside them.", "",
+                  "| ID | C | S3VM-path | S3VM-light | CCCP | path best | S3VM-light l2 | CCCP searched |",
+                  "|---|---|---|---|---|---|---|---|"]
         for (pid, C), rows in fig.items():
-            m = {k: np.mean([r[k] for r in rows]) for k in ("path", "light", "cccp")}
-            wins = sum(r["path"] <= min(r["light"], r["cccp"]) * (1 + 1e-9) for r in rows)
-            lines.append(f"| {pid} | {C:g} | {m['path']:.4g} | {m['light']:.4g} | {m['cccp']:.4g} | "
-                         f"{wins}/{len(rows)} |")
+            m = {k: f"{np.mean([r[k] for r in rows]):.4g}" if all(k in r for r in rows) else "not run"
+                 for k in ("path", "light_l1", "cccp_b", "light", "cccp")}
+            wins = f"{sum(r['path'] <= min(r['light_l1'], r['cccp_b']) * (1 + 1e-9) for r in rows)}/{len(rows)}" \
+                if all("light_l1" in r and "cccp_b" in r for r in rows) else "not run"
+            lines.append(f"| {pid} | {C:g} | {m['path']} | {m['light_l1']} | {m['cccp_b']} | {wins} | "
+                         f"{m['light']} | {m['cccp']} |")
     text = "\n".join(lines) + "\n"
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)

@@ -57,7 +57,8 @@ def inputs(tmp_path_factory):
                                            for t in ("2MOONS", "2CIRCLES")]}))
     cells = d / "cells.jsonl"
     cells.write_text("".join(json.dumps({"id": pid, "dataset": name, "split": s, "best": {},
-                                         "fig5": [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C}
+                                         "fig5": [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C,
+                                                   "light_l1": 1.5 * C, "cccp_b": 2.5 * C}
                                                   for C in (1.0, 10.0)]}) + "\n"
                              for pid, name in (("D1", "a"), ("D5", "b")) for s in (0, 1))
                      # an extra method's line and a failed split carry no Figure 5 rows
@@ -66,7 +67,7 @@ def inputs(tmp_path_factory):
                      + json.dumps({"id": "D5", "split": 2, "error": "Traceback: boom"}) + "\n")
     fig6 = d / "fig6.jsonl"
     fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "path": 0.3,
-                                        "light": {"1": 0.1, "5": 0.4}, "cccp": {"1": 0.2, "5": 1.0}}) + "\n"
+                                        "light_l1": {"1": 0.1, "5": 0.4}, "cccp_b": {"1": 0.2, "5": 1.0}}) + "\n"
                             for s in (0, 1)))
     sigir = d / "sigir2006-curves.jsonl"
     _curves(sigir, F._SIGIR_ALL, ("SVM", "TSVM S=1", "TSVM S=10", "TSVM S=100", "TSVM S=max", "MFA", "MFA T=1",
@@ -127,6 +128,22 @@ def test_missing_data_names_the_producing_command(tmp_path):
     with pytest.raises(F.MissingData, match="scripts/icml2013_table2.py"):
         F.make_figure("icml2013-fig5", tmp_path, cells=tmp_path / "absent.jsonl")
     assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_icml2013_figures_need_the_judged_solvers(tmp_path):
+    # Figure 5 rows and Figure 6 lines of the squared-hinge S3VM-light and count-searched CCCP
+    # only (stored before stop 39) are not these figures' data: named as missing, nothing drawn.
+    cells = tmp_path / "cells.jsonl"
+    cells.write_text(json.dumps({"id": "D5", "dataset": "b", "split": 0, "best": {},
+                                 "fig5": [{"C": 1.0, "path": 1.0, "light": 2.0, "cccp": 3.0}]}) + "\n")
+    with pytest.raises(F.MissingData, match="no Figure 5 value of S3VM-light"):
+        F.make_figure("icml2013-fig5", tmp_path, cells=cells)
+    fig6 = tmp_path / "fig6.jsonl"
+    fig6.write_text(json.dumps({"id": "D1", "dataset": "a", "split": 0, "path": 0.3, "light": {"1": 0.1},
+                                "cccp": {"1": 0.2}}) + "\n")
+    with pytest.raises(F.MissingData, match="judged S3VM-light and CCCP"):
+        F.make_figure("icml2013-fig6", tmp_path, data=fig6)
+    assert not list(tmp_path.glob("icml2013-fig*"))
 
 
 def test_empty_result_file_is_missing_data(tmp_path):

@@ -78,14 +78,44 @@ def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
     kw = dict(reports_dir=tmp_path, n_splits=1, datasets=["ionosphere"], n_jobs=1, echo=lambda *a: None)
     first = {(c.row, c.column): c for c in reproduce(["icml2013-table2"], **kw)["icml2013-table2"]}
     store = [json.loads(line) for line in (tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()]
-    assert len(store) == 3 and [r["id"] for r in store] == ["D5", "D5", "D5"]
-    assert "extra" not in store[0] and [r["extra"] for r in store[1:]] == ["light_l1", "cccp_b"]
+    assert len(store) == 4 and [r["id"] for r in store] == ["D5"] * 4
+    assert "extra" not in store[0] and [r["extra"] for r in store[1:]] == ["light_l1", "cccp_b", "fig5"]
     assert not any("error" in r for r in store)
+    # Figure 5: every C of the grid carries the objectives of the path and of both S3VM-lights
+    # and CCCPs, each at least the labeled points' share of eq. (1) (> 0)
+    fig5 = load_cells(tmp_path / "icml2013" / "cells.jsonl")[("D5", 0)]["fig5"]
+    assert [row["C"] for row in fig5] == [1.0, 10.0, 100.0, 1000.0]
+    assert all(row[m] > 0 for row in fig5 for m in ("path", "light", "cccp", "light_l1", "cccp_b"))
     for col in ("SVM unlabeled", "S3VM-path test", "S3VM-light unlabeled", "S3VM-light l2 test", "CCCP unlabeled",
                 "CCCP searched test"):
         assert first[("D5", col)].n == 1 and 0 <= first[("D5", col)].mean < 60
     reproduce(["icml2013-table2"], **kw)  # nothing missing: nothing rerun
-    assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 3
+    assert len((tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()) == 4
+
+
+def test_figure5_lines_add_the_judged_solvers_to_their_split_when_current(tmp_path):
+    one = {m: 0.1 for m in ("svm", "light", "cccp", "path")}
+    rows = [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C} for C in (1.0, 10.0)]
+    codes = {m: _closure_code(m) for m in ("s3vm_light", "cccp", "s3vm_path")}
+    lines = [_record("D5", i, one, one) | {"fig5": rows} for i in range(3)]
+    judged = [{"C": C, "light_l1": 4 * C, "cccp_b": 5 * C} for C in (1.0, 10.0)]
+    lines += [{"id": "D5", "split": 0, "extra": "fig5", "fig5": judged, "code": codes},
+              # split 1: run by another version of the CCCP code; split 2: failed
+              {"id": "D5", "split": 1, "extra": "fig5", "fig5": judged, "code": codes | {"cccp": "0" * 12}},
+              {"id": "D5", "split": 2, "extra": "fig5", "error": "Traceback: boom"}]
+    store = tmp_path / "cells.jsonl"
+    store.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    cells = load_cells(store)
+    assert cells[("D5", 0)]["fig5"] == [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C, "light_l1": 4 * C,
+                                         "cccp_b": 5 * C} for C in (1.0, 10.0)]
+    assert cells[("D5", 1)]["fig5"] == rows
+    todo = missing(cells, ["D5"], 3)
+    assert [t for t in todo if t[2] == "fig5"] == [("D5", 1, "fig5"), ("D5", 2, "fig5")]
+    md = (tmp_path / "report.md")
+    from harness.icml2013 import report
+    report(cells, md)
+    assert "| D5 | 1 | 1 | 4 | 5 | 1/3 | 2 | 3 |" not in md.read_text()  # splits 1-2 lack the judged values
+    assert "| D5 | 1 | 1 | not run | not run | not run | 2 | 3 |" in md.read_text()
 
 
 def test_a_failed_extra_is_tried_once_per_run_and_new_splits_get_their_extras(tmp_path, monkeypatch):
