@@ -595,8 +595,11 @@ def _icml2013_fig6(fig, data):
     if not rows:
         raise MissingData(f"{data} holds no timing of the judged S3VM-light and CCCP; run `{_ICML2013_FIG6_CMD}`")
     keys = sorted({(r["id"], r["dataset"]) for r in rows}, key=lambda k: _id_order(k[0]))
+    ncols = min(5, len(keys))  # as Figure 5: at most 5 panels a row
+    nrows = -(-len(keys) // ncols)
+    fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() * nrows)
     for i, key in enumerate(keys):
-        ax = fig.add_subplot(1, len(keys), i + 1)
+        ax = fig.add_subplot(nrows, ncols, i + 1)
         recs = [r for r in rows if (r["id"], r["dataset"]) == key]
         for m in ("light_l1", "cccp_b"):
             ks = sorted({k for r in recs for k in map(int, r[m])})
@@ -605,10 +608,13 @@ def _icml2013_fig6(fig, data):
         ax.axhline(np.mean([r["path"] for r in recs]), color="black", ls="--", label=_METHOD_NAMES["path"])
         ax.set_yscale("log")
         ax.set_title(f"{key[0]} {key[1]} ({len(recs)} splits)", fontsize=7.5)
-        ax.set_xlabel("annealing steps / C* candidates")
-        if i == 0:
+        ax.set_xlabel("steps / C* candidates")
+        if i % ncols == 0:
             ax.set_ylabel("seconds")
-            ax.legend(loc="upper left")
+    # One legend under the panels, as Figure 5.
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.tight_rect = (0.0, 0.5 / fig.get_figheight(), 1.0, 1.0)
 
 
 # Learning curves (SIGIR 2006 Figs. 4-13, ICML 2006 Fig. 5): one JSONL record per (data set,
