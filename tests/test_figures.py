@@ -216,6 +216,8 @@ def test_fig9_params_give_k_annealing_steps(k):
     cccp = fd._fig9_params("CCCP", k)
     assert cccp["anneal"] == (k > 1) and cccp["anneal_steps"] == k
     da = fd._fig9_params("DA", k)
+    assert da.pop("select") == "last"  # JMLR's DA: the final iterate, as in Table 2
+    assert "select" not in fd._fig9_params("nabla-DA", k)  # grad_da has no such choice
     if k == 1:
         assert da == {"T_fixed": fd.FIG9_T_END}
     else:
@@ -243,6 +245,18 @@ def test_records_resume_and_atomic_finish(tmp_path):
     lines = (tmp_path / "x.jsonl").read_text().splitlines()
     assert [json.loads(x)["v"] for x in lines] == [1, 4]
     assert not (tmp_path / "x.jsonl.partial").exists()
+
+
+def test_records_of_other_parameters_are_computed_again(tmp_path):
+    fd = _figure_data()
+    store = fd._Records(tmp_path / "x.jsonl")
+    store.get("a/1", lambda: {"params": {"T0": 10.0}, "v": 1}, params={"T0": 10.0})
+    store = fd._Records(tmp_path / "x.jsonl")
+    assert store.get("a/1", lambda: {"v": 2}, params={"T0": 10.0})["v"] == 1  # same parameters: read back
+    new = store.get("a/1", lambda: {"params": {"T0": 10.0, "select": "last"}, "v": 3},
+                    params={"T0": 10.0, "select": "last"})
+    assert new["v"] == 3
+    assert fd._Records(tmp_path / "x.jsonl").done["a/1"]["v"] == 3  # the newer line wins on reload
 
 
 def test_biased_split_partition_and_angle():
