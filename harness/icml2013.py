@@ -229,13 +229,14 @@ def _fig5_objectives(path, Xtr, y_lab, C, labelings) -> dict:
 
 
 def run_fig5(pid, index):
-    """Figure 5's objectives of the judged S3VM-light and CCCP on one split; a JSON-able line.
+    """Figure 5's objectives of the path and the judged S3VM-light and CCCP on one split; a JSON-able line.
 
-    The labels S3VM-light with the hinge (``light_l1``, 10 annealing steps 2^-9 C .. C, its last
-    step) and CCCP with the mean output fixed (``cccp_b``, no annealing) end with at C* = C,
-    gamma = 1/d, for every C of the grid, scored as in :func:`run_split` (whose Figure 5 rows hold
-    the path and the squared-hinge / count-searched ones). Stored as an ``"extra": "fig5"`` line;
-    :func:`load_cells` adds its values to the split's Figure 5 rows.
+    The labels S3VM-path, S3VM-light with the hinge (``light_l1``, 10 annealing steps 2^-9 C .. C,
+    its last step) and CCCP with the mean output fixed (``cccp_b``, no annealing) end with at C* =
+    C, gamma = 1/d, for every C of the grid, scored as in :func:`run_split` (whose Figure 5 rows
+    also hold the squared-hinge / count-searched ones). The path is scored again here so that the
+    line's values all come from the code its ``code`` names. Stored as an ``"extra": "fig5"``
+    line; :func:`load_cells` puts its values into the split's Figure 5 rows.
     """
     from solvers.cccp import CCCP
     from solvers.s3vm_light import S3VMLight
@@ -250,8 +251,9 @@ def run_fig5(pid, index):
         light = S3VMLight(sigma=sigma, C=C, C_star=C, loss="l1", anneal_start=2.0 ** -9,
                           anneal_factor=2.0).fit(Xtr, ytr)
         cccp = CCCP(sigma=sigma, C=C, C_star=C, anneal=False, r=r, r_tilde=r).fit(Xtr, ytr)
-        rows.append({"C": C} | _fig5_objectives(S3VMPath(sigma=sigma, C=C), Xtr, y_lab, C, {
-            "light_l1": light.binary_fits_[0].info["y_unlabeled"],
+        path = S3VMPath(sigma=sigma, C=C).fit(Xtr, ytr)
+        rows.append({"C": C} | _fig5_objectives(path, Xtr, y_lab, C, {
+            "path": path.assigned_labels_[0], "light_l1": light.binary_fits_[0].info["y_unlabeled"],
             "cccp_b": np.where(cccp.decision_function(X[sp.unlabeled]) > 0, 1.0, -1.0)}))
     return {"id": pid, "dataset": name, "split": index, "extra": FIG5_EXTRA, "fig5": rows,
             "fit_seconds": time.perf_counter() - t0, "code": {m: _closure_code(m) for m in FIG5_MODULES}}
@@ -432,7 +434,11 @@ def _current(rec) -> bool:
 
 
 def _has(rec, extra) -> bool:
-    """Whether a stored split (merged by :func:`load_cells`) has the results of an extra method."""
+    """Whether a stored split (merged by :func:`load_cells`) has the results of an extra method.
+
+    A split without Figure 5 rows has none to complete (every :func:`run_split` record has one
+    per C of the grid).
+    """
     if extra == FIG5_EXTRA:
         return all("light_l1" in row and "cccp_b" in row for row in rec["fig5"])
     return extra in rec["best"]

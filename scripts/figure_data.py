@@ -170,8 +170,9 @@ class _Records:
     def get(self, key: str, compute, params=None) -> dict:
         """The record of cell ``key``: stored, or ``compute()`` (a dict) stored now.
 
-        ``params``: the solver parameters the cell runs with; a stored record of other
-        parameters (the experiment changed) is computed again, its new line read after the old.
+        ``params``: the solver parameters the cell runs with; a record of the partial file with
+        other parameters (the experiment changed) is computed again, its new line read after the
+        old. (Only the partial file is read: a run after :meth:`finish` computes every cell.)
         With ``only`` set, a cell not yet stored whose key does not start with it is skipped
         (None is returned); such a run never writes the final file.
         """

@@ -66,7 +66,7 @@ def inputs(tmp_path_factory):
                                    "code": _closure_code("s3vm_light")}) + "\n"
                      + json.dumps({"id": "D5", "split": 2, "error": "Traceback: boom"}) + "\n")
     fig6 = d / "fig6.jsonl"
-    fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "path": 0.3,
+    fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "C": 10.0, "path": 0.3,
                                         "light_l1": {"1": 0.1, "5": 0.4}, "cccp_b": {"1": 0.2, "5": 1.0}}) + "\n"
                             for s in (0, 1)))
     sigir = d / "sigir2006-curves.jsonl"
@@ -139,8 +139,11 @@ def test_icml2013_figures_need_the_judged_solvers(tmp_path):
     with pytest.raises(F.MissingData, match="no Figure 5 value of S3VM-light"):
         F.make_figure("icml2013-fig5", tmp_path, cells=cells)
     fig6 = tmp_path / "fig6.jsonl"
-    fig6.write_text(json.dumps({"id": "D1", "dataset": "a", "split": 0, "path": 0.3, "light": {"1": 0.1},
-                                "cccp": {"1": 0.2}}) + "\n")
+    fig6.write_text(json.dumps({"id": "D1", "dataset": "a", "split": 0, "C": 10.0, "path": 0.3, "light": {"1": 0.1},
+                                "cccp": {"1": 0.2}}) + "\n"
+                    # the judged solvers at another C than the caption's 10: not this figure's either
+                    + json.dumps({"id": "D1", "dataset": "a", "split": 0, "C": 100.0, "path": 0.3,
+                                  "light_l1": {"1": 0.1}, "cccp_b": {"1": 0.2}}) + "\n")
     with pytest.raises(F.MissingData, match="judged S3VM-light and CCCP"):
         F.make_figure("icml2013-fig6", tmp_path, data=fig6)
     assert not list(tmp_path.glob("icml2013-fig*"))
