@@ -12,6 +12,7 @@ Subcommands::
     s3vm-bench optima show SET           what is stored, certified or not
     s3vm-bench compare SOLVER [--datasets SET...] [--splits N]  a solver against the optima
     s3vm-bench reproduce TABLE... | --all [--quick]   paper tables beside the published values
+                     [--plan | --verify N | --from-cache]
     s3vm-bench figures FIGURE... | --all [--out DIR] [--list]   paper figures (PNG + SVG)
 """
 
@@ -227,6 +228,19 @@ def _reproduce(args) -> int:
     if not keys:
         print("name at least one table (see --list), or --all", file=sys.stderr)
         return 2
+    if args.verify is not None:
+        from .verify import verify
+
+        try:
+            checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
+                            quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
+                            cache_dir=args.cache,
+                            results=args.results or (Path(args.reports) / "runs.csv.gz" if args.reports else None),
+                            read_table=not args.no_table, echo=lambda m: print(m, flush=True))
+        except (ValueError, TypeError, DataFetchError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0 if all(c.same for c in checks) else 1
     if args.plan:
         import os
 
@@ -367,6 +381,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--plan", action="store_true",
                     help="run nothing: list the cells cached and missing per table and data set, with the compute "
                          "time of the missing ones estimated from the cached cells' fit times")
+    rp.add_argument("--verify", type=int, metavar="N",
+                    help="rerun N cached cells drawn at random (without the cache) and compare them with their "
+                         "stored results; runs nothing else and writes nothing (exit status 1 if one differs)")
+    rp.add_argument("--verify-max-seconds", dest="verify_max_seconds", type=float, default=10.0,
+                    help="with --verify: draw among the cells whose stored run took at most this (default 10)")
+    rp.add_argument("--verify-seed", dest="verify_seed", type=int, default=0, help="with --verify: the draw's seed")
     rp.add_argument("--from-cache", dest="from_cache", action="store_true",
                     help="run nothing: write the reports from the cells already in the cache")
     rp.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")

@@ -754,3 +754,43 @@ def test_specs_with_stored_optima_use_the_reference_sets_splits_and_settings(dat
                 np.testing.assert_array_equal(ref_split.unlabeled, splits[i].unlabeled)
                 checked += 1
     assert checked == 6  # JMLR Table 1 (Coil3, 2moons) and NIPS Table 2 (Coil3), two splits each
+
+
+def test_verify_reruns_cached_cells_and_names_those_that_differ_writing_nothing(tmp_path, monkeypatch, capsys):
+    from harness.verify import verify
+
+    monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
+    cache_dir, runs = tmp_path / "cache", tmp_path / "runs.csv"
+    reproduce(["nips2006-table1"], quick=True, reports_dir=tmp_path, cache_dir=cache_dir, results=runs,
+              backend="sequential", progress=False, echo=lambda *a: None)
+    files = sorted(cache_dir.rglob("*.json"))
+    assert len(files) == 2  # BB on 2 splits; the raising column is never cached
+    before = {p: p.read_bytes() for p in files} | {runs: runs.read_bytes()}
+    kw = dict(quick=True, cache_dir=cache_dir, results=runs, echo=lambda *a: None)
+    checks = verify(["nips2006-table1"], 5, **kw)
+    assert [c.solver for c in checks] == ["bb", "bb"] and all(c.same for c in checks)
+    assert sorted(c.split for c in checks) == [0, 1]
+    # A stored objective off by 1e-3 (relative) and an unlabeled error off by one point: named.
+    row = json.loads(files[0].read_text())
+    files[0].write_text(json.dumps(row | {"objective": row["objective"] * 1.001,
+                                          "unlabeled_error": row["unlabeled_error"] + 0.01}))
+    before[files[0]] = files[0].read_bytes()
+    checks = verify(["nips2006-table1"], 5, **kw)
+    (bad,) = [c for c in checks if not c.same]
+    assert bad.key == files[0].stem and len(bad.differences) == 2
+    assert bad.differences[0].startswith("unlabeled_error") and "objective" in bad.differences[1]
+    assert verify(["nips2006-table1"], 5, rtol=0.01, **kw)[0].differences != []  # the error still differs
+    # The seeded draw: one cell of the two, the same one each time; the CLI exits 1 on a difference.
+    assert [c.key for c in verify(["nips2006-table1"], 1, seed=3, **kw)] == \
+        [c.key for c in verify(["nips2006-table1"], 1, seed=3, **kw)]
+    args = ["reproduce", "nips2006-table1", "--quick", "--verify", "2", "--cache", str(cache_dir), "--results", str(runs)]
+    assert main(args) == 1 and "1 of 2 cells reproduce their stored results" in capsys.readouterr().out
+    assert {p: p.read_bytes() for p in before} == before  # nothing written
+    assert sorted(cache_dir.rglob("*.json")) == files
+    # Cells slower than the limit are not drawn; bad arguments are refused.
+    assert verify(["nips2006-table1"], 5, max_seconds=1e-9, **kw) == []
+    for bad_kw, msg in (({"max_seconds": 0}, "max_seconds"), ({"rtol": -1}, "rtol"), ({"seed": -1}, "seed")):
+        with pytest.raises(ValueError, match=msg):
+            verify(["nips2006-table1"], 5, **kw, **bad_kw)
+    with pytest.raises(ValueError):
+        verify(["nips2006-table1"], 0, **kw)
