@@ -794,3 +794,16 @@ def test_verify_reruns_cached_cells_and_names_those_that_differ_writing_nothing(
             verify(["nips2006-table1"], 5, **kw, **bad_kw)
     with pytest.raises(ValueError):
         verify(["nips2006-table1"], 0, **kw)
+
+
+def test_shipped_results_of_small_cells_reproduce_here(data_env, tmp_path):
+    # The committed reports/runs.csv.gz is reused by every fresh clone instead of rerunning: a few
+    # of its quick cells (two moons, Coil3) rerun here must give the stored errors and objectives.
+    # Failing means the shipped numbers no longer reproduce under this installation (package
+    # versions are not part of the cache key): see `s3vm-bench reproduce --all --verify N`.
+    from harness.verify import verify
+
+    checks = verify(["jmlr2008-table1", "nips2006-table1"], 4, max_seconds=0.3, seed=1, cache_dir=tmp_path / "empty",
+                    echo=lambda *a: None)
+    assert len(checks) == 4
+    assert [c.differences for c in checks] == [[]] * 4
