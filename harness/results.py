@@ -42,15 +42,35 @@ COLUMNS = ["experiment", "dataset", "protocol", "split", "split_seed", "solver",
            "balance_exact", "status", "error", "n_binary", "cell_key", "versions", "git_commit", "timestamp"]
 
 
+def blas_info() -> str:
+    """The BLAS libraries loaded in this process: library, version, kernel architecture, threads.
+
+    OpenBLAS picks its kernels by CPU (``DYNAMIC_ARCH``), and some solvers' results depend on
+    the rounding of those kernels: the nabla-DA cells stored before stop 39 are reproduced
+    bit for bit on an AMD EPYC only with ``OPENBLAS_CORETYPE=SkylakeX`` (its default there is
+    Haswell). So each row records it ("openblas 0.3.31 SkylakeX x1"); "unknown" without threadpoolctl.
+    """
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown"
+    libs = [f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')} x{i.get('num_threads')}"
+            for i in threadpool_info() if i.get("user_api") == "blas"]
+    return "; ".join(sorted(set(libs))) or "none loaded"
+
+
 @lru_cache(maxsize=1)
 def environment_info() -> tuple[str, str]:
-    """(package versions as JSON, git commit of the working tree or "unknown")."""
+    """(package versions and the BLAS (:func:`blas_info`) as JSON, git commit of the working tree or "unknown")."""
     versions = {"python": platform.python_version()}
     for pkg in ("s3vm-bench", "numpy", "scipy", "scikit-learn", "pandas", "pooch", "joblib"):
         try:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = "absent"
+    import numpy  # noqa: F401  (loads its BLAS, so that blas_info sees it)
+
+    versions["blas"] = blas_info()
     try:
         here = Path(__file__).resolve().parent
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,

@@ -14,10 +14,18 @@ for the ICML 2006 protocol, validation: equal to 1e-12, as they are fractions of
 points), the same ``balance_exact`` and number of binary problems, and an objective equal to a
 relative ``rtol`` (default 1e-6: the solvers stop at tolerances, and another BLAS build may
 round differently). Times are shown, not judged.
+
+What it found (stop 39, AMD EPYC, OpenBLAS 0.3.31): 97 of 100 cells drawn from every table
+reproduce; the 3 that do not, and 9 of 40 nabla-DA (``grad_da``) cells drawn among its own, are
+nabla-DA cells, whose errors moved by 0.5-3.8 points and objectives by up to 9%. They were run
+with OpenBLAS's SkylakeX kernels, where OpenBLAS picks Haswell kernels on this CPU: with
+``OPENBLAS_CORETYPE=SkylakeX`` they reproduce bit for bit. Rows record the BLAS kernel since
+(:func:`harness.results.blas_info`), and a differing cell's line names both.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -27,6 +35,7 @@ import numpy as np
 from solvers._validation import check_int
 
 from .grid import ResultCache, execute_cell
+from .results import blas_info
 
 #: Results compared exactly (up to 1e-12), and the objective's relative tolerance by default.
 _EXACT = ("unlabeled_error", "test_error", "validation_error")
@@ -81,6 +90,13 @@ def compare(stored: dict, fresh: dict, rtol: float = RTOL) -> list[str]:
     return out
 
 
+def _stored_blas(row: dict) -> str:
+    try:
+        return json.loads(row.get("versions") or "{}").get("blas") or "not recorded"
+    except (TypeError, ValueError):
+        return "not recorded"
+
+
 def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0, rtol: float = RTOL,
            quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
            results=None, read_table: bool = True, echo=print) -> list[Check]:
@@ -125,7 +141,8 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     order = sorted(eligible)
     rng = np.random.default_rng(seed)
     picked = [order[i] for i in sorted(rng.choice(len(order), size=min(n_cells, len(order)), replace=False))]
-    echo(f"rerunning {len(picked)} of the {len(order)} cached cells that took at most {max_seconds:g} s (seed {seed})")
+    echo(f"rerunning {len(picked)} of the {len(order)} cached cells that took at most {max_seconds:g} s (seed {seed}; "
+         f"BLAS here: {blas_info()})")
     checks = []
     for key in picked:
         table, cell, stored = eligible[key]
@@ -135,7 +152,8 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
         checks.append(check)
         echo(f"{'same   ' if check.same else 'DIFFERS'} {table} {cell.dataset} {cell.solver} split {cell.split} "
              f"({_number(stored.get('fit_seconds')):.2f} s stored, {time.perf_counter() - t0:.2f} s now)"
-             + ("" if check.same else ": " + "; ".join(check.differences)))
+             + ("" if check.same else ": " + "; ".join(check.differences)
+                + f" [stored under BLAS {_stored_blas(stored)}]"))
     n_same = sum(c.same for c in checks)
     echo(f"{n_same} of {len(checks)} cells reproduce their stored results"
          + ("" if n_same == len(checks) else f"; {len(checks) - n_same} differ (above)"))
