@@ -231,6 +231,11 @@ def _reproduce(args) -> int:
     if args.verify is not None:
         from .verify import verify
 
+        if args.plan or args.from_cache:
+            print("error: --verify runs only the check; it does not combine with --plan or --from-cache",
+                  file=sys.stderr)
+            return 2
+
         try:
             checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
                             quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,

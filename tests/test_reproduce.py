@@ -785,6 +785,7 @@ def test_verify_reruns_cached_cells_and_names_those_that_differ_writing_nothing(
         [c.key for c in verify(["nips2006-table1"], 1, seed=3, **kw)]
     args = ["reproduce", "nips2006-table1", "--quick", "--verify", "2", "--cache", str(cache_dir), "--results", str(runs)]
     assert main(args) == 1 and "1 of 2 cells reproduce their stored results" in capsys.readouterr().out
+    assert main(args + ["--plan"]) == 2 and "does not combine" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in before} == before  # nothing written
     assert sorted(cache_dir.rglob("*.json")) == files
     # Cells slower than the limit are not drawn; bad arguments are refused.
