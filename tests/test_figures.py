@@ -289,3 +289,19 @@ def test_coil3_images_unfetchable_is_missing_data(tmp_path, monkeypatch, no_retr
     with pytest.raises(F.MissingData, match="s3vm-bench data fetch coil3"):
         F.make_figure("nips2006-fig2", tmp_path / "out")
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_icml2013_figures_plot_the_judged_solvers_values(inputs):
+    # Fig. 5 rows carry both solver sets (light/cccp: the squared-hinge and count-searched ones;
+    # light_l1/cccp_b: Table 2's judged ones); the curves must be the judged ones and the path.
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    F.FIGURES["icml2013-fig5"].draw(fig, **inputs["icml2013-fig5"])
+    curves = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].get_lines()}
+    assert curves == {"S3VM-path": [1.0, 10.0], "S3VM-light": [1.5, 15.0], "CCCP": [2.5, 25.0]}
+    fig = Figure()
+    F.FIGURES["icml2013-fig6"].draw(fig, **inputs["icml2013-fig6"])
+    curves = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].get_lines()}
+    assert curves["S3VM-light"] == [0.1, 0.4] and curves["CCCP"] == [0.2, 1.0]
+    assert curves["S3VM-path"] == [0.3, 0.3]  # the path's time, one horizontal line
