@@ -20,7 +20,8 @@ reproduce; the 3 that do not, and 9 of 40 nabla-DA (``grad_da``) cells drawn amo
 nabla-DA cells, whose errors moved by 0.5-3.8 points and objectives by up to 9%. They were run
 with OpenBLAS's SkylakeX kernels, where OpenBLAS picks Haswell kernels on this CPU: with
 ``OPENBLAS_CORETYPE=SkylakeX`` they reproduce bit for bit -- and one DA cell of ICML 2006 Table
-2, run under Haswell kernels, then does not (the stored run mixes machines). Rows record the
+2, run under Haswell kernels, then does not, nor do 5 of 30 heavier Uspst / Isolet / Coil20 cells,
+which all reproduce under the default kernels (the stored run mixes machines). Rows record the
 BLAS kernel since (:func:`harness.results.blas_info`), and a differing cell's line names both.
 """
 
