@@ -103,7 +103,7 @@ EXTRA_METHODS = ("light_l1", "cccp_b")
 #: of the module and of the project modules it imports (as the grid cache keys cells), else it is
 #: run again.
 EXTRA_MODULES = {"light_l1": "s3vm_light", "cccp_b": "cccp"}
-#: Figure 5's objectives of the judged S3VM-light and CCCP (:func:`run_fig5`), one line per split
+#: Figure 5's objectives of the path and the judged S3VM-light and CCCP (:func:`run_fig5`), one line per split
 #: added to the split's Figure 5 rows; current only if every module's code is.
 FIG5_EXTRA = "fig5"
 FIG5_MODULES = ("s3vm_light", "cccp", "s3vm_path")
