@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from solvers._validation import check_int
 
 from .grid import ResultCache
-from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, split_keys
+from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, select_cells, split_keys
 
 __all__ = ["PlanRow", "plan", "format_plan"]
 
@@ -155,10 +155,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     for spec in specs:
         planned, _ = build_cells(spec, quick=quick, n_splits=n_splits)
         by_dataset = {}
-        for p in planned:
-            if (datasets is not None and p.dataset not in datasets) or (solvers is not None
-                                                                         and p.cell.solver not in solvers):
-                continue
+        for p in select_cells(planned, datasets, solvers):
             key = p.cell.key()
             row = by_dataset.setdefault(p.dataset, PlanRow(spec.key, p.dataset))
             row.cells += 1

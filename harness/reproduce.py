@@ -192,6 +192,13 @@ def build_cells(spec: TableSpec, quick: bool = False, n_splits: int | None = Non
     return planned, skipped
 
 
+def select_cells(planned, datasets=None, solvers=None) -> list:
+    """The planned cells of the rows ``datasets`` and the columns of the solvers ``solvers``
+    (registry names; ``None``: all), as ``--datasets`` and ``--solvers`` select them."""
+    return [p for p in planned
+            if (datasets is None or p.dataset in datasets) and (solvers is None or p.cell.solver in solvers)]
+
+
 # ----------------------------------------------------------------------------- aggregation
 @dataclass(frozen=True)
 class SelectedAndBest:
@@ -767,9 +774,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
         planned, skipped = build_cells(spec, quick=quick)
         run_splits = spec.split_indices(quick)
         run_splits = set(run_splits if n_splits is None else run_splits[:n_splits])
-        run_now = [p for p in planned
-                   if run and (datasets is None or p.dataset in datasets) and p.cell.split in run_splits
-                   and (solvers is None or p.cell.solver in solvers)]
+        run_now = [p for p in select_cells(planned, datasets, solvers) if run and p.cell.split in run_splits]
         echo(f"{spec.key}: {len(run_now)} cells to run or read"
              + (f", {len(skipped)} (row, column) pairs skipped" if skipped else ""))
         got = run_cells([p.cell for p in run_now], cache, n_jobs=n_jobs, backend=backend, scheduler=scheduler,

@@ -110,7 +110,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     tables read it, whose stored run took at most ``max_seconds``; ``seed`` fixes the draw.
     External tables (ICML 2013 Table 2) have their own store and are not sampled.
     """
-    from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, split_keys
+    from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, select_cells, split_keys
 
     n_cells = check_int(n_cells, "the number of cells to verify", 1)
     seed = check_int(seed, "seed", 0)
@@ -126,10 +126,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     eligible = {}
     for spec in specs:
         planned, _ = build_cells(spec, quick=quick, n_splits=n_splits)
-        for p in planned:
-            if (datasets is not None and p.dataset not in datasets) or (solvers is not None
-                                                                         and p.cell.solver not in solvers):
-                continue
+        for p in select_cells(planned, datasets, solvers):
             key = p.cell.key()
             if key in eligible:
                 continue
