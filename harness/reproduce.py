@@ -654,14 +654,18 @@ def write_index(directory=None) -> Path:
     lines = ["# Reports", "",
              "Regenerated paper tables beside the published values (`s3vm-bench reproduce TABLE... | --all`), "
              "and the transcribed targets in `targets/`. The tidy table of every run behind them is "
-             "`runs.csv.gz` (gzip-compressed CSV, one row per cell: data set, solver, parameters, settings, "
-             "split and its seed, results, package versions, git commit).", "",
+             "`runs.csv.gz` (gzip-compressed CSV, one row per cell and table: data set, solver, parameters, settings, "
+             "split and its seed, results, package versions and BLAS, git commit). It keeps the rows of cells that "
+             "earlier code or specs computed under their old keys (e.g. the annealed NIPS 2006 CCCP), so select a "
+             "table's current cells before averaging them: their keys are `p.cell.key()` for `p` in "
+             "`harness.reproduce.build_cells(harness.specs.get_spec(TABLE))[0]` (each table's `.csv` holds its "
+             "aggregated cells).", "",
              "Verdict: a cell is *within spread* when our mean is within our split-to-split standard deviation "
              "of the paper's value (or equal at the paper's printed precision); a cell from a single split "
              "that is not equal has no spread and is not judged; times are not judged.", ""]
     if (directory / DIFFERENCES).exists():
         lines += [f"Why tables differ, as far as the project has measured or suspects: [{DIFFERENCES}]({DIFFERENCES}) "
-                  "(written by hand; it names the commit its numbers are from).", ""]
+                  "(written by hand; where a number there and a report disagree, the report is current).", ""]
     lines += ["| table | what | splits | verdict |", "|---|---|---|---|"]
     for key in sorted(set(SPECS) | set(EXTERNAL) | set(UNSPECIFIED) | set(index), key=_table_order):
         if key in index:
