@@ -45,15 +45,21 @@ is worse: split 1 class 1 (six certified class-1 splits, 34 such points) was sti
 
 What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
 the two-moons realizations certify in well under a second, every optimum their true labeling.
-28 of the 30 Coil3 problems (210 unlabeled, C = C* = 100) are certified, after 66k-18.6M nodes
+29 of the 30 Coil3 problems (210 unlabeled, C = C* = 100) are certified, after 66k-18.6M nodes
 (most searched before label fixing and the refined look-ahead bounds, which take 2-4x fewer
-nodes); split 0 and split 7 of class 1 stay open after 10M and 25M nodes. A depth-first search
-stopped early proves little: its lower bound is that of the shallowest pending node, 24.8 for
-those two against the truth's 101.08. The true labeling is *not* always the optimum: the class-2
-problems of splits 2, 7, 8 and 9 certify at 94.06, 97.74, 79.35 and 82.29 against the truth's
-117.79 (45-46% of their unlabeled points labeled otherwise).
+nodes) and, for split 0 class 1, 20.4M in one resumed chain; split 7 of class 1 stays open
+after 25M nodes. A depth-first search stopped early proves little: its lower bound is that of
+the shallowest pending node, 24.8 for split 7 class 1 against the truth's 101.08. The true
+labeling is *not* always the optimum: the class-2 problems of splits 2, 7, 8 and 9 certify at
+94.06, 97.74, 79.35 and 82.29 against the truth's 117.79, and split 0's class-1 problem at
+79.35 (split 8 class 2's labeling) against the truth's 101.08 (45-46% of their unlabeled points
+labeled otherwise). Split 0 class 1 shows what an incumbent far above the optimum costs: open
+after 10M nodes from scratch with the truth (101.08) as the incumbent, its resumed search found
+the 79.35 labeling deep in a pending subtree and then closed the rest in 10.4M nodes (2004 s).
+No stored labeling of any class fits split 7 class 1 except the truth; repairing the others to
+its labeled points and descending by label swaps (stop 41) gave 123-209, above 101.08.
 
-How far the two open ones are from a certificate is not known. Knuth's random-dive estimate of
+How far the open one is from a certificate is not known. Knuth's random-dive estimate of
 the proof tree (incumbent = the best labeling known) ran low before (product rule, before label
 fixing: 8.5e3, 1.9e4, 3.2e4 on problems that needed 12.6k, 34.8k, 270k) and runs lower with the
 current search (stop 38, nips rule, fixing, refined bounds, 2000 dives): 405-3,365 nodes on the
@@ -63,9 +69,9 @@ Dives that favour the child with more room under the incumbent (probability prop
 gap to the incumbent raised to the power 1-4, weights corrected) were still 2-18x low. The
 tree-weight measure of the fraction closed (each pruned node closing 2^-depth) is no better: it
 is still below 0.02 after 80% of the nodes, as depth-first search closes the heavy shallow
-subtrees last. For the open problems the uniform dives give 2.7e3 and 9.9e4 nodes, which says
-only "more than the certified ones". A stronger bound would help them more than a larger node
-limit.
+subtrees last. For the two problems then open (split 0 and split 7 of class 1) the uniform
+dives gave 2.7e3 and 9.9e4 nodes, which says only "more than the certified ones". A stronger
+bound, or a better incumbent (split 0 class 1), would help more than a larger node limit.
 """
 
 from __future__ import annotations
