@@ -58,8 +58,11 @@ after 10M nodes from scratch with the truth (101.08) as the incumbent, its resum
 the 79.35 labeling deep in a pending subtree and then closed the rest in 10.4M nodes (2004 s);
 seeded with that labeling, a search from scratch certifies it in 1.79M nodes (135 s, one core,
 the other busy; ``scripts/bench_bb.py --coil3-splits 0 --variants fixing --seed-stored``).
-No stored labeling of any class fits split 7 class 1 except the truth; repairing the others to
-its labeled points and descending by label swaps (stop 41) gave 123-209, above 101.08.
+The four optima below their truth are all "viewing angle" labelings: +1 on two 12-view windows
+180 degrees apart in each of the three cars (24 views per car). No stored labeling of any class
+fits split 7 class 1 except the truth, and such window labelings made to fit its labeled points
+(every window position per car, or the stored labelings repaired, then improved by label swaps;
+stop 41) reach 123 at best, above the truth's 101.08.
 
 How far the open one is from a certificate is not known. Knuth's random-dive estimate of
 the proof tree (incumbent = the best labeling known) ran low before (product rule, before label
@@ -350,10 +353,10 @@ def _labelings_from_other_splits(set_name: str, problem: BinaryProblem, i: int, 
     of split 0's *class-1* problem and is its optimum: with the true labeling (101.076) as the
     incumbent, split 0 class 1 stayed open for 27M nodes over seven searches, and the last one,
     resumed from the frontier of a 10M-node search, found this labeling itself and closed after
-    10.4M more nodes (stop 41). Until then only labelings of the same class seeded a search. Another split's problems, not the same split's, are searched: two classes of
-    one split label each other's labeled points differently. Splits of different data (the
-    two-moons realizations) give none. Returns ``{entry key: labels_to_str}`` of this problem's
-    unlabeled points.
+    10.4M more nodes (stop 41). Until then only labelings of the same class seeded a search.
+    Only other splits' problems are read: two classes of one split label each other's labeled
+    points differently. Splits of different data (the two-moons realizations) give none.
+    Returns ``{entry key: labels_to_str}`` of this problem's unlabeled points.
     """
     ref = get_reference_set(set_name)
     ds, split = made[i]
