@@ -45,11 +45,13 @@ is worse: split 1 class 1 (six certified class-1 splits, 34 such points) was sti
 
 What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
 the two-moons realizations certify in well under a second, every optimum their true labeling.
-29 of the 30 Coil3 problems (210 unlabeled, C = C* = 100) are certified, after 66k-18.6M nodes
-(most searched before label fixing and the refined look-ahead bounds, which take 2-4x fewer
-nodes) and, for split 0 class 1, 20.4M in one resumed chain; split 7 of class 1 stays open
-after 25M nodes. A depth-first search stopped early proves little: its lower bound is that of
-the shallowest pending node, 24.8 for split 7 class 1 against the truth's 101.08. The true
+All 30 Coil3 problems (210 unlabeled, C = C* = 100) are certified (since stop 41), 28 of them
+after 66k-18.6M nodes (most searched before label fixing and the refined look-ahead bounds,
+which take 2-4x fewer nodes), split 0 class 1 after 20.4M in one resumed chain and split 7
+class 1 after 66.6M in one (25M in stops 36-38, then 41.6M in 2786 s on one core), at its true
+labeling. A depth-first search stopped early proves little: its lower bound is that of the
+shallowest pending node, which was 24.8 for split 7 class 1 against the truth's 101.08 until
+the last of its pending subtrees closed. The true
 labeling is *not* always the optimum: the class-2 problems of splits 2, 7, 8 and 9 certify at
 94.06, 97.74, 79.35 and 82.29 against the truth's 117.79, and split 0's class-1 problem at
 79.35 (split 8 class 2's labeling) against the truth's 101.08 (45-46% of their unlabeled points
@@ -59,13 +61,13 @@ the 79.35 labeling deep in a pending subtree and then closed the rest in 10.4M n
 seeded with that labeling, a search from scratch certifies it in 1.79M nodes (135 s, one core,
 the other busy; ``scripts/bench_bb.py --coil3-splits 0 --variants fixing --seed-stored``).
 The four optima below their truth are all "viewing angle" labelings: +1 on two 12-view windows
-180 degrees apart in each of the three cars (24 views per car). No stored labeling of any class
+180 degrees apart in each of the three cars (23-25 views per car). No stored labeling of any class
 fits split 7 class 1 except the truth, and window labelings made to fit its labeled points reach
-123 at best, above the truth's 101.08 (stop 41: the 3000 best-aligned of the 16,896 placements of
-one window pair per car that fit, 218 at best; aligned windows and the stored labelings with the
-offending labels repaired, then improved by label swaps, 123).
+123 at best (stop 41: the 3000 best-aligned of the 16,896 placements of one window pair per car
+that fit, 218 at best; aligned windows and the stored labelings with the offending labels
+repaired, then improved by label swaps, 123): its certificate at the truth's 101.08 agrees.
 
-How far the open one is from a certificate is not known. Knuth's random-dive estimate of
+How far an open problem is from a certificate cannot be told in advance. Knuth's random-dive estimate of
 the proof tree (incumbent = the best labeling known) ran low before (product rule, before label
 fixing: 8.5e3, 1.9e4, 3.2e4 on problems that needed 12.6k, 34.8k, 270k) and runs lower with the
 current search (stop 38, nips rule, fixing, refined bounds, 2000 dives): 405-3,365 nodes on the
@@ -76,8 +78,8 @@ gap to the incumbent raised to the power 1-4, weights corrected) were still 2-18
 tree-weight measure of the fraction closed (each pruned node closing 2^-depth) is no better: it
 is still below 0.02 after 80% of the nodes, as depth-first search closes the heavy shallow
 subtrees last. For the two problems then open (split 0 and split 7 of class 1) the uniform
-dives gave 2.7e3 and 9.9e4 nodes, which says only "more than the certified ones". A stronger
-bound, or a better incumbent (split 0 class 1), would help more than a larger node limit.
+dives gave 2.7e3 and 9.9e4 nodes; they needed 20.4M and 66.6M. A better incumbent (split 0
+class 1: 1.79M nodes once seeded with its optimum) helps far more than a larger node limit.
 """
 
 from __future__ import annotations
