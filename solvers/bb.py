@@ -401,8 +401,8 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     20.4M for split 0 class 1, whose incumbent was 27% above its optimum until its search found
     it (1.79M once seeded with it), and 66.6M for split 7 class 1, whose pending subtrees kept
     its lower bound at 24.8 of 101.08 until the last one closed. The compiled node kernels
-    (:mod:`solvers._bb_kernels`) run about 10k nodes
-    per second on one core of the shared 2-core machine (the other busy): split 2 class 0 in
+    (:mod:`solvers._bb_kernels`) run about 10k nodes per second on one core of the shared 2-core
+    machine (the other busy): split 2 class 0 in
     6.5 s (72875 nodes; 37.2 s with the NumPy kernels in the same run), split 1 class 1 in
     13.5 s (133876 nodes; 64.3 s). Along the optimal path s(L) stays below 45 up to depth 120 while the optimum is
     92.9, and the first wrong label of a subtree costs only s = 40-85, so wrong subtrees are
