@@ -17,6 +17,10 @@ from sklearn.datasets import load_svmlight_file
 __all__ = ["read_mat", "read_svmlight", "read_csv_label_first", "read_csv_label_last",
            "read_newsgroups", "mat_splits"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 
 def read_mat(path: Path, *keys: str) -> tuple:
     """Load variables ``keys`` from a MATLAB v5 file.

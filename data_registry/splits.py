@@ -18,6 +18,10 @@ __all__ = ["Split", "derive_seed", "stratified_sizes", "jmlr2008_splits", "icml2
            "icml2013_splits", "sigir2006_splits", "JMLR2008_LABELED", "ICML2006_SIZES", "PROTOCOLS",
            "make_splits"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 #: Number of labeled points per data set, JMLR 2008 Table 4.
 JMLR2008_LABELED = {"g50c": 50, "text": 50, "uspst": 50, "isolet": 50, "coil20": 40, "coil3": 6,
                     "2moons": 2}

@@ -28,6 +28,10 @@ from .protocol import ProtocolSettings, SplitResult, _error, run_split
 
 __all__ = ["run_with_validation"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 
 def run_with_validation(solver_cls, params: dict, ds: Dataset, split: Split,
                         settings: ProtocolSettings) -> tuple[SplitResult, float, float]:

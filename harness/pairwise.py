@@ -32,6 +32,10 @@ from .protocol import ProtocolSettings, SplitResult, run_split
 
 __all__ = ["PROTOCOL", "GROUPED", "parent_name", "load_view", "pair_problems", "run_pairwise"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 #: Cell protocol name of the pairwise runs (splits: the parent data set's ``jmlr2008`` splits).
 PROTOCOL = "jmlr2008-pairwise"
 

@@ -33,6 +33,10 @@ from solvers._primal import kernel_newton, l2svm_mfn
 __all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
            "run_split"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 #: (sigma, C) per data set, JMLR 2008 Table 5 (C* = C unless an experiment says otherwise).
 JMLR2008_TABLE5 = {"g50c": (38.0, 19.0), "text": (3.5, 31.0), "uspst": (7.4, 38.0), "isolet": (15.0, 43.0),
                    "coil20": (2900.0, 37.0), "coil3": (3000.0, 100.0), "2moons": (0.5, 10.0)}

@@ -48,6 +48,10 @@ from .protocol import ProtocolSettings
 __all__ = ["REFERENCE_SETS", "TWO_CIRCLES_SEED", "BinaryProblem", "ReferenceSet", "binary_problems",
            "get_reference_set"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 
 @dataclass(frozen=True)
 class ReferenceSet:

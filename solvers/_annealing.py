@@ -22,6 +22,10 @@ from ._validation import check_positive
 
 __all__ = ["NuRoot", "solve_nu", "bernoulli_entropy", "bernoulli_kl", "s3vm_objective", "LOSSES"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 #: V(t) on margins t = y f (value, first and second derivative), by name.
 LOSSES = {"l1": hinge_loss, "l2": squared_hinge_loss, "sqr": squared_loss}
 

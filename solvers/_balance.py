@@ -24,6 +24,10 @@ from scipy.special import expit
 __all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "threshold_shift",
            "dichotomic_search", "DichotomicResult", "balance_root", "BalanceRoot"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 
 def check_r(r) -> float:
     """Validate a class ratio: a finite float strictly between 0 and 1."""

@@ -27,6 +27,10 @@ from ._validation import check_positive
 
 __all__ = ["BaseS3VM", "BinaryFit", "UNLABELED"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 UNLABELED = -1
 
 
@@ -59,6 +63,11 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
 
     _accepts_sparse = True
     _needs_unlabeled = True
+    #: Version of this solver's results: part of the cache key of its cells
+    #: (:func:`harness.grid.cell_key`), with the ``RESULT_VERSION`` of each shared module it
+    #: imports. Bump it in the solver's class when a change moves any of its results; a change
+    #: that moves none (a refactor, a faster path to the same numbers) leaves it as it is.
+    result_version = 1
 
     # ------------------------------------------------------------------ hooks
     def _fit_binary(self, X, y_pm, labeled, gram):  # pragma: no cover - abstract

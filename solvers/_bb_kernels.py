@@ -27,6 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 MARGIN_TOL = 1e-9  # same support-set test as kernel_newton
 RESID_TOL = 1e-6  # Newton-system residual that triggers refactoring from scratch
 MAX_NEWTON = 200

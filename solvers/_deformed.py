@@ -25,6 +25,10 @@ from ._validation import check_int, check_positive
 
 __all__ = ["DeformedKernelMixin", "GRAPH_PARAMS"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 #: The estimator parameters the mixin adds (name -> default), documented on the solvers.
 GRAPH_PARAMS = {"n_neighbors": 6, "laplacian_power": 1, "gamma_ratio": 100.0, "graph_weights": "binary",
                 "normalized_laplacian": True}

@@ -26,6 +26,10 @@ from ._validation import check_positive
 
 __all__ = ["lm_newton"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 
 class _ShiftedSystem:
     """``M(lam) s = rhs`` with ``M(lam) = K_sv + lam D^-1``, for the successive lam of one LM step.

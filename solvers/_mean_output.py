@@ -52,6 +52,10 @@ _SEARCH_XTOL = 1e-4
 __all__ = ["MeanOutputS3VM", "CenteredProblem", "Solution", "c_star_schedule", "labeled_loss_terms",
            "s3vm_objective_p2"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 
 def labeled_loss_terms(o_lab, y_lab, C):
     """``C sum max(0, 1 - y o)^2`` and its first/second derivatives with respect to o."""

@@ -38,6 +38,10 @@ from ._validation import check_positive
 
 __all__ = ["kernel_newton_terms"]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 
 def _check_point(point, n: int) -> np.ndarray:
     p = np.asarray(point)

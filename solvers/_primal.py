@@ -51,6 +51,10 @@ __all__ = [
     "l2svm_objective",
 ]
 
+#: Version of the results this module's numerics produce: part of the cache key of every cell
+#: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
+RESULT_VERSION = 1
+
 # SVMlin defaults (svmlin.h, reference implementation of SIGIR 2006).
 MFN_EPSILON = 1e-6  # CGLS relative tolerance and margin tolerance tau (Table 1)
 MFN_BIG_EPSILON = 1e-2  # crude first CGLS from a cold start (Keerthi & DeCoste heuristic 2)
