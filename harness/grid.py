@@ -2,11 +2,12 @@
 
 A :class:`Cell` is one run of the common protocol (``harness.protocol.run_split``): one solver
 with its parameters on one split of one data set under one :class:`ProtocolSettings`. Its
-:meth:`Cell.key` hashes everything that determines the result -- the code of the solver's
-module and of every project module it and the protocol import, comments and docstrings aside
-(:func:`code_text`; so editing a solver invalidates its cells, and editing shared machinery
-such as ``solvers._primal`` invalidates the cells of the solvers that use it), the parameters,
-the settings, the data set, the protocol and the split index and seed -- and :func:`run_cells`
+:meth:`Cell.key` hashes what determines the result *by declaration* (:func:`cell_key`): the
+solver's name and declared result version, the declared versions of the shared numerics, of
+the protocol and of the data modules, the parameters, the settings, the data set's checksums,
+the protocol and the split. A change of code that moves no result keeps every key; a change
+that moves results bumps a version. The hash of the code that ran is stored in each row as
+provenance (``code_sha256``, :func:`solver_source_hash`). :func:`run_cells`
 
 * returns cached results for the cells already computed (one small JSON file per key, written
   atomically, so an interrupted run resumes and reruns only what is missing);
@@ -35,8 +36,8 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "legacy_cell_key", "code_text", "solver_source_hash",
-           "icml2006_source_hash", "execute_cell", "store_rows", "ResultCache"]
+__all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_version", "declared_versions", "data_digest",
+           "code_text", "solver_source_hash", "execute_cell", "store_rows", "ResultCache", "PROTOCOL_MODULES"]
 
 
 class CellTimeout(Exception):
@@ -181,14 +182,6 @@ def _files_hash(files: dict) -> str:
     return h.hexdigest()
 
 
-def _files_bytes_hash(files: dict) -> str:
-    """SHA-256 over the modules' names and whole files: the key of the cells cached before :func:`code_text`."""
-    h = hashlib.sha256()
-    for name in sorted(files):
-        h.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def _solver_files(solver: str) -> dict:
     from solvers import get_solver
 
@@ -203,53 +196,84 @@ def solver_source_hash(solver: str) -> str:
 
     That is the solver's module, the project modules it imports (transitively: the shared
     losses, kernels, primal solvers and balance search) and those of ``harness.protocol``, which
-    runs the cell and recomputes its objective. Hashing the solver's file alone would keep stale
-    cached results after a change to shared machinery such as ``solvers._primal``. Comments and
-    docstrings do not count (:func:`code_text`).
+    runs the cell and recomputes its objective; comments and docstrings do not count
+    (:func:`code_text`). It is provenance, stored in each row (``code_sha256``), and the
+    version of an outside solver that declares none (:func:`solver_version`); it is not part
+    of a registered solver's cell key.
     """
     return _files_hash(_solver_files(solver))
 
 
-@lru_cache(maxsize=None)
-def reference_source_hash() -> str:
-    """SHA-256 over the code of :mod:`harness.reference_sets` and the project modules it imports.
+#: The modules that run a cell of each protocol besides the solver (their declared
+#: ``RESULT_VERSION`` enters the key; see :func:`cell_key`).
+PROTOCOL_MODULES = {
+    "reference": ("harness.protocol", "harness.reference_sets"),
+    "icml2006": ("harness.protocol", "harness.icml2006", "data_registry.catalog", "data_registry.splits"),
+    "jmlr2008-pairwise": ("harness.protocol", "harness.pairwise", "data_registry.catalog", "data_registry.splits"),
+}
+_DEFAULT_PROTOCOL_MODULES = ("harness.protocol", "data_registry.catalog", "data_registry.splits")
 
-    A ``protocol="reference"`` cell gets its problem from a reference set there (the two-moons
-    realizations, the labeled pairs of ICML 2006 Table 2 ...), so a change to how a set is built
-    must rerun its cells too -- but not a change to how the optima are searched or stored
-    (:mod:`harness.optima`), which the cell does not run.
+
+@lru_cache(maxsize=None)
+def declared_versions(modules: tuple) -> dict:
+    """``{module: RESULT_VERSION}`` of ``modules`` and the project modules they import, transitively,
+    for those that declare one (the shared numerics, the protocol, the data loaders and splits)."""
+    import importlib
+
+    files = {}
+    for module in modules:
+        files.update(source_closure(module))
+    out = {}
+    for name in sorted(files):
+        version = getattr(importlib.import_module(name), "RESULT_VERSION", None)
+        if version is not None:
+            out[name] = version
+    return out
+
+
+def _is_project_module(module: str) -> bool:
+    return module.split(".")[0] in _PROJECT_PACKAGES
+
+
+@lru_cache(maxsize=None)
+def solver_version(solver: str) -> dict:
+    """What a cell key takes of the solver's code: its declared result version and those of the
+    shared numerics it imports.
+
+    A project solver declares ``result_version`` (a class attribute, :class:`solvers._base.BaseS3VM`
+    has 1), bumped by whoever changes its results; a shared module declares ``RESULT_VERSION``.
+    A solver outside the project counts as declared only where its own class body sets
+    ``result_version``; otherwise its key carries the hash of its code
+    (:func:`solver_source_hash`), so that editing it reruns its cells.
     """
-    return _files_hash(source_closure("harness.reference_sets"))
+    from solvers import get_solver
+
+    cls = get_solver(solver)
+    if _is_project_module(cls.__module__) or "result_version" in vars(cls):
+        version = getattr(cls, "result_version", None)
+    else:
+        version = None
+    if version is None:
+        return {"source_sha256": solver_source_hash(solver)}
+    return {"version": version, "numerics": declared_versions((cls.__module__,))}
 
 
 @lru_cache(maxsize=None)
-def pairwise_source_hash() -> str:
-    """SHA-256 over the code of :mod:`harness.pairwise` (how the pairwise problems are built and averaged)."""
-    return _files_hash(source_closure("harness.pairwise"))
+def data_digest(dataset: str) -> str:
+    """SHA-256 over the registered checksums of the files data set ``dataset`` is read from
+    (``data_registry/registry.txt``); empty for a generated data set or a name that is not a
+    catalog entry (a reference set, whose problems the versions of its modules determine)."""
+    from data_registry import get_spec, registry
 
-
-@lru_cache(maxsize=None)
-def icml2006_source_hash() -> str:
-    """SHA-256 over the code of :mod:`harness.icml2006` and the project modules it imports.
-
-    A ``protocol="icml2006"`` cell runs through it (validation and test errors cut from the
-    outputs of the held-out points), so a change there must rerun those cells -- and only those:
-    the key of every other protocol's cell is unchanged.
-    """
-    return _files_hash(source_closure("harness.icml2006"))
-
-
-@lru_cache(maxsize=None)
-def _legacy_hashes() -> dict:
-    """The four source hashes over whole files (:func:`_files_bytes_hash`), for :func:`legacy_cell_key`."""
-    return {"reference": _files_bytes_hash(source_closure("harness.reference_sets")),
-            "icml2006": _files_bytes_hash(source_closure("harness.icml2006")),
-            "pairwise": _files_bytes_hash(source_closure("harness.pairwise"))}
-
-
-@lru_cache(maxsize=None)
-def _legacy_solver_hash(solver: str) -> str:
-    return _files_bytes_hash(_solver_files(solver))
+    try:
+        spec = get_spec(dataset)
+    except (ValueError, TypeError):
+        return ""
+    entries = registry()
+    h = hashlib.sha256()
+    for name in sorted(spec.files):
+        h.update(name.encode() + b"\0" + str(entries.get(name, ("", None))[0]).encode() + b"\0")
+    return h.hexdigest() if spec.files else ""
 
 
 #: Solver parameters the protocol sets itself for every solver (JMLR 2008 Sec. 5.2: one kernel,
@@ -295,37 +319,26 @@ class Cell:
         return cell_key(self)
 
 
-def _key(cell: Cell, solver_sha: str, reference, icml2006, pairwise) -> str:
-    payload = {"solver": cell.solver, "solver_sha256": solver_sha, "params": cell.params,
-               "settings": cell.settings, "dataset": cell.dataset, "protocol": cell.protocol,
-               "split": cell.split, "n_splits": cell.n_splits}
-    if cell.protocol == "reference":
-        payload["reference_sha256"] = reference()
-    elif cell.protocol == "icml2006":
-        payload["icml2006_sha256"] = icml2006()
-    elif cell.protocol == "jmlr2008-pairwise":
-        payload["pairwise_sha256"] = pairwise()
-    if cell.split_kwargs:  # only then: the keys of every earlier cell stay what they were
-        payload["split_kwargs"] = cell.split_kwargs
+def cell_key(cell: Cell) -> str:
+    """Hash of everything that determines the cell's result, by declaration.
+
+    The key covers the solver's name and :func:`solver_version` (its declared result version
+    and those of the shared numerics it imports), the parameters, the protocol settings, the
+    data set and :func:`data_digest`, the protocol and the declared versions of the modules
+    that run it (:data:`PROTOCOL_MODULES`), the split index, the number of splits and the
+    split arguments. The code itself is not part of it: a refactor that moves no result keeps
+    every key, and a change that moves results bumps a declared version.
+    """
+    from .pairwise import parent_name
+
+    dataset = parent_name(cell.dataset) if cell.protocol == "jmlr2008-pairwise" else cell.dataset
+    payload = {"solver": cell.solver, "solver_version": solver_version(cell.solver), "params": cell.params,
+               "settings": cell.settings, "dataset": cell.dataset, "data_sha256": data_digest(dataset),
+               "protocol": cell.protocol,
+               "protocol_versions": declared_versions(PROTOCOL_MODULES.get(cell.protocol, _DEFAULT_PROTOCOL_MODULES)),
+               "split": cell.split, "n_splits": cell.n_splits, "split_kwargs": cell.split_kwargs}
     blob = json.dumps(payload, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
-
-
-def cell_key(cell: Cell) -> str:
-    """Content hash of everything that determines the cell's result."""
-    return _key(cell, solver_source_hash(cell.solver), reference_source_hash, icml2006_source_hash,
-                pairwise_source_hash)
-
-
-def legacy_cell_key(cell: Cell) -> str:
-    """The cell's key as it was when the source hashes covered whole files, comments and docstrings too.
-
-    :meth:`ResultCache.lookup` falls back on it, so the cells computed before :func:`code_text`
-    keep their results: a hit under this key was computed by byte-identical source.
-    """
-    legacy = _legacy_hashes()
-    return _key(cell, _legacy_solver_hash(cell.solver), lambda: legacy["reference"], lambda: legacy["icml2006"],
-                lambda: legacy["pairwise"])
 
 
 @contextmanager
@@ -361,7 +374,7 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
 
     row = {"experiment": cell.experiment, "dataset": cell.dataset, "protocol": cell.protocol,
            "split": cell.split, "solver": cell.solver, "params": dict(cell.params)}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         with _alarm(time_limit) as armed:
             if cell.protocol == "jmlr2008-pairwise":
@@ -420,6 +433,13 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
     from .results import environment_info
 
     versions, commit = environment_info()
+    # CPU seconds of this process for the whole cell (the solver's fits and the protocol's
+    # objective): on a shared machine the stable measure of its cost, which --plan estimates from.
+    row["cpu_seconds"] = time.process_time() - c0
+    try:
+        row["code_sha256"] = solver_source_hash(cell.solver)
+    except Exception:  # an unknown solver is already a failed row; provenance is then unknown
+        row["code_sha256"] = None
     return row | {"versions": versions, "git_commit": commit,
                   "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
@@ -465,27 +485,18 @@ class ResultCache:
     def lookup(self, cell: Cell, key: str | None = None, *, migrate: bool = True) -> dict | None:
         """The cached row of ``cell`` (``key``: its :meth:`Cell.key`, if already computed), or None.
 
-        A cell cached before keys skipped comments and docstrings is found under
-        :func:`legacy_cell_key`, and a cell missing from the folder in :attr:`table` (under
-        either key); with ``migrate`` it is then copied to its current key (the
-        legacy file stays: a checkout of older code still reads it). The legacy key hashes the
-        files as they are now, so it finds only cells whose source is byte for byte unchanged
-        since they ran: after the first comment edit the cells not yet copied are orphaned. Copy
-        them all at once with ``s3vm-bench reproduce --all --from-cache`` (it reads every planned
-        cell through here).
+        A cell missing from the folder is looked up in :attr:`table`; with ``migrate`` a row
+        found there is copied into the folder.
         """
         key = key or cell.key()
         hit = self.get(key)
         if hit is None:
-            old = legacy_cell_key(cell)
-            hit = self.get(old) if old != key else None
-            if hit is None:
-                hit = self.from_table(key, cell) or (self.from_table(old, cell) if old != key else None)
+            hit = self.from_table(key, cell)
             if hit is not None and migrate:
                 try:
                     self.put(key, hit)
                 except OSError:
-                    pass  # a read-only cache: the row is still returned, found under its old key
+                    pass  # a read-only cache: the row is still returned
         return hit
 
     def table_records(self) -> dict:

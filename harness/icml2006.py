@@ -11,9 +11,8 @@ the held-out points come from ``decision_function`` after training (with the bia
 threshold-balanced solvers, applied to both parts alike), so the unlabeled error, the objective
 and the test error are those :func:`run_split` reports for the plain split.
 
-This module (not :mod:`harness.protocol`) holds the logic so that the cached cells of the
-other protocols keep their keys; :func:`harness.grid.cell_key` adds its source hash to the key
-of ``protocol="icml2006"`` cells.
+This module's ``RESULT_VERSION`` enters the key of ``protocol="icml2006"`` cells only
+(:data:`harness.grid.PROTOCOL_MODULES`).
 """
 
 from __future__ import annotations

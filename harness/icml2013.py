@@ -61,6 +61,7 @@ the same process. The paper's values come from ``reports/targets/icml2013-table2
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -99,12 +100,12 @@ METHODS = ("svm", "light", "cccp", "path")
 #: Methods run apart by :func:`run_extra`, one stored line each, so that adding one does not
 #: rerun the stored splits.
 EXTRA_METHODS = ("light_l1", "cccp_b")
-#: The solver module of each extra method: a stored line counts only if it ran the current source
-#: of the module and of the project modules it imports (as the grid cache keys cells), else it is
-#: run again.
+#: The solver of each extra method: a stored line counts only if it was run by the solver's current
+#: declared result version (:func:`harness.grid.solver_version`, as the grid cache keys cells),
+#: else it is run again.
 EXTRA_MODULES = {"light_l1": "s3vm_light", "cccp_b": "cccp"}
 #: Figure 5's objectives of the path and the judged S3VM-light and CCCP (:func:`run_fig5`), one line per split
-#: added to the split's Figure 5 rows; current only if every module's code is.
+#: added to the split's Figure 5 rows; current only if every solver's declared version is.
 FIG5_EXTRA = "fig5"
 FIG5_MODULES = ("s3vm_light", "cccp", "s3vm_path")
 #: Report column order.
@@ -256,7 +257,7 @@ def run_fig5(pid, index):
             "path": path.assigned_labels_[0], "light_l1": light.binary_fits_[0].info["y_unlabeled"],
             "cccp_b": np.where(cccp.decision_function(X[sp.unlabeled]) > 0, 1.0, -1.0)}))
     return {"id": pid, "dataset": name, "split": index, "extra": FIG5_EXTRA, "fig5": rows,
-            "fit_seconds": time.perf_counter() - t0, "code": {m: _closure_code(m) for m in FIG5_MODULES}}
+            "fit_seconds": time.perf_counter() - t0, "version": {m: _solver_version(m) for m in FIG5_MODULES}}
 
 
 def _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt):
@@ -326,7 +327,7 @@ def run_extra(pid, index, method="light_l1"):
         cand += _cccp_candidates(Xtr, ytr, sigma, C, gi, gamma, Xu, Xv, Xt, yu, yv, yt, r_tilde=r)[0]
         seconds += time.perf_counter() - t0
     return {"id": pid, "dataset": name, "split": index, "extra": method, "best": {method: _select(cand)},
-            "fit_seconds": seconds, "code": _closure_code(EXTRA_MODULES[method])}
+            "fit_seconds": seconds, "version": _solver_version(EXTRA_MODULES[method])}
 
 
 _PATH_CODE = {}
@@ -338,7 +339,6 @@ def _source_code(module: str) -> str:
 
     Hashed once per process, like :func:`path_code`: the source of the code this process runs.
     """
-    import hashlib
     import importlib
 
     mod = importlib.import_module(f"solvers.{module}")
@@ -346,22 +346,12 @@ def _source_code(module: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _closure_code(module: str) -> str:
-    """Short SHA-256 of the code of ``solvers.<module>`` and every project module it imports (the grid
-    cache's :func:`harness.grid.source_closure`, comments and docstrings aside), once per process:
-    what an extra method's line is valid for.
-    """
-    from .grid import _files_hash, source_closure
+def _solver_version(solver: str) -> str:
+    """Short SHA-256 of the declared result versions of registered solver ``solver``
+    (:func:`harness.grid.solver_version`): what an extra method's stored line is valid for."""
+    from .grid import solver_version
 
-    return _files_hash(source_closure(f"solvers.{module}"))[:12]
-
-
-@lru_cache(maxsize=None)
-def _closure_codes(module: str) -> frozenset:
-    """:func:`_closure_code` and its whole-file predecessor: a stored line carrying either ran this code."""
-    from .grid import _files_bytes_hash, source_closure
-
-    return frozenset({_closure_code(module), _files_bytes_hash(source_closure(f"solvers.{module}"))[:12]})
+    return hashlib.sha256(json.dumps(solver_version(solver), sort_keys=True).encode()).hexdigest()[:12]
 
 
 def path_code() -> str:
@@ -425,12 +415,12 @@ def load_cells(path):
 
 
 def _current(rec) -> bool:
-    """Whether an extra line ran the current code of its solvers (a method since removed: no)."""
+    """Whether an extra line ran the current declared versions of its solvers (a method since removed: no)."""
     if rec["extra"] == FIG5_EXTRA:
-        codes = rec.get("code")
-        return isinstance(codes, dict) and all(codes.get(m) in _closure_codes(m) for m in FIG5_MODULES)
+        versions = rec.get("version")
+        return isinstance(versions, dict) and all(versions.get(m) == _solver_version(m) for m in FIG5_MODULES)
     module = EXTRA_MODULES.get(rec["extra"])
-    return module is not None and rec.get("code") in _closure_codes(module)
+    return module is not None and rec.get("version") == _solver_version(module)
 
 
 def _has(rec, extra) -> bool:

@@ -2,9 +2,11 @@
 
 ``s3vm-bench reproduce --plan TABLE... | --all`` runs nothing: for every row of the named tables
 it counts the planned cells, those already in the cache and those missing, and estimates the
-compute time of the missing ones from the *measured* fit times of cached cells:
+compute time of the missing ones from the *measured* cost of cached cells -- a cell's CPU seconds
+(``cpu_seconds``, the process time of the whole cell) where its row records them, else its
+``fit_seconds`` (wall seconds of the fits, for rows stored before CPU time was) -- as follows:
 
-1. the median ``fit_seconds`` of the cached cells of the same protocol, data set, solver,
+1. the median cost of the cached cells of the same protocol, data set, solver,
    parameters and settings at other splits (the same job on other data splits);
 2. else the median over the cache's files of the same job run by earlier code (cells a change
    of the solver's code re-keyed: the same problem, a measurement of an older version; what
@@ -18,7 +20,7 @@ compute time of the missing ones from the *measured* fit times of cached cells:
    table or code version;
 5. else no estimate (the cell is counted as "unestimated").
 
-Estimates are core-seconds of ``fit`` (one BLAS thread per cell, as the grid runs them), not
+Estimates are core-seconds (one BLAS thread per cell, as the grid runs them), not
 wall time: on ``k`` cores a run takes about their sum over ``k`` when the cells are many and
 similar, longer when one cell dominates. A cell shared by several tables (the same cell key:
 e.g. JMLR 2008 Tables 6, 7 and 8 read the same runs) is counted once in the total, and once
@@ -39,6 +41,14 @@ from .grid import ResultCache
 from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, select_cells, split_keys
 
 __all__ = ["PlanRow", "plan", "format_plan"]
+
+
+def _seconds(row: dict) -> float | None:
+    """A stored run's cost: its CPU seconds where recorded, else its fit (wall) seconds."""
+    value = row.get("cpu_seconds")
+    if value is None:
+        value = row.get("fit_seconds")
+    return None if value is None else float(value)
 
 
 @dataclass
@@ -81,7 +91,7 @@ def _cell_settings_job(cell) -> tuple:
 
 
 def _fallback_medians(cache: ResultCache, current: set) -> tuple[dict, dict]:
-    """Median fit seconds over the files of the cache and the rows of its results table
+    """Median cost (:func:`_seconds`) over the files of the cache and the rows of its results table
     (:meth:`ResultCache.table_records`): per job (:func:`_settings_job`) over the runs of
     earlier code (files and rows not under a key in ``current``), and per (data set, solver)
     over all runs.
@@ -93,11 +103,11 @@ def _fallback_medians(cache: ResultCache, current: set) -> tuple[dict, dict]:
     runs = {}
 
     def add(row, key):
-        if row.get("status", "done") != "done" or row.get("fit_seconds") is None:
+        if row.get("status", "done") != "done" or _seconds(row) is None:
             return
         job = _settings_job(row.get("protocol"), row.get("dataset"), row.get("solver"), row.get("params"),
                             row.get("kernel"), row.get("sigma"), row.get("C"), row.get("C_star"), row.get("r_mode"))
-        run = (job, row.get("split"), row.get("timestamp"), float(row["fit_seconds"]))
+        run = (job, row.get("split"), row.get("timestamp"), _seconds(row))
         runs[run] = runs.get(run, False) or key in current
 
     for p in cache.directory.glob("*/*.json"):
@@ -167,8 +177,8 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
                 missing_cells[key] = p.cell
             else:
                 row.cached += 1
-                seconds = hit.get("fit_seconds")
-                row.done_seconds += 0.0 if seconds is None else float(seconds)
+                seconds = _seconds(hit)
+                row.done_seconds += 0.0 if seconds is None else seconds
                 if key in done_keys:
                     continue  # a cell several tables read is one measurement, not several
                 done_keys.add(key)

@@ -1,10 +1,10 @@
 """The small reference problems whose global optima :mod:`harness.optima` certifies and stores.
 
 This module only *defines* the problems -- the data, the split, the kernel and costs of each binary
-problem and its digest -- so that the cells of protocol ``"reference"`` (NIPS 2006 Table 1, ICML 2006
-Table 2), which build their problem here, are keyed on this file alone
-(:func:`harness.grid.reference_source_hash`): a change to how optima are searched, stored or
-shown (:mod:`harness.optima`) does not rerun them; a change to how a set is built does.
+problem and its digest. The cells of protocol ``"reference"`` (NIPS 2006 Table 1, ICML 2006 Table 2)
+build their problem here, and this module's ``RESULT_VERSION`` enters their key
+(:func:`harness.grid.cell_key`): a change to how a set is built bumps it; how optima are searched,
+stored or shown (:mod:`harness.optima`) is not part of the key.
 
 Reference sets (:data:`REFERENCE_SETS`):
 

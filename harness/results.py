@@ -39,7 +39,8 @@ __all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "read_resul
 #: on a validation set, harness.icml2006); the other rows leave it empty.
 COLUMNS = ["experiment", "dataset", "protocol", "split", "split_seed", "solver", "params", "kernel", "sigma",
            "C", "C_star", "r_mode", "objective", "unlabeled_error", "test_error", "validation_error", "fit_seconds",
-           "balance_exact", "status", "error", "n_binary", "cell_key", "versions", "git_commit", "timestamp"]
+           "cpu_seconds", "balance_exact", "status", "error", "n_binary", "cell_key", "code_sha256", "versions",
+           "git_commit", "timestamp"]
 
 
 def blas_info() -> str:
@@ -114,7 +115,7 @@ def read_results(path) -> pd.DataFrame:
 #: How :func:`row_from_table` reads each column back (the others are text).
 _INT_COLUMNS = ("split", "split_seed", "n_binary")
 _FLOAT_COLUMNS = ("sigma", "C", "C_star", "objective", "unlabeled_error", "test_error", "validation_error",
-                  "fit_seconds")
+                  "fit_seconds", "cpu_seconds")
 
 
 def read_results_text(path) -> pd.DataFrame:

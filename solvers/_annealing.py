@@ -2,10 +2,7 @@
 
 The p-step's balance multiplier (ICML 2006 eq. 8), the entropy and KL tests of the annealing
 loops (ICML 2006 Table 1), the losses V by name, the parameter checks of both estimators and the
-S3VM objective with the balanced labeling by which both select the returned solution. They live
-apart from the estimators so that a change to one estimator's own algorithm does not re-key the
-other's cached cells (:func:`harness.grid.solver_source_hash` hashes a solver's module and what
-it imports).
+S3VM objective with the balanced labeling by which both select the returned solution.
 """
 
 from __future__ import annotations

@@ -8,9 +8,6 @@ round(u r) unlabeled outputs are positive: the thresholding of
 :class:`solvers.svm_balanced.BalancedSVM`, applied to the deformed kernel. Its graph
 hyperparameters are not tuned on the test error (a protocol difference kept on purpose: tuning
 on the test set is not a protocol a benchmark can run; ``reports/DIFFERENCES.md``, G).
-
-A module of its own, not a parameter of ``lapsvm``, so that the cached cells of ``lapsvm`` keep
-their keys (``harness.grid.solver_source_hash``).
 """
 
 from __future__ import annotations

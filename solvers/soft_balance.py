@@ -10,10 +10,8 @@ dichotomic search on r~ (Sec. 4, Sec. 5.2) so that exactly round(u r) outputs ar
 is what :class:`solvers._mean_output.MeanOutputS3VM` does by default (``r_tilde=None``).
 
 The classes here are those solvers with ``r_tilde`` set to ``r`` (given, or estimated from the
-labeled points, Sec. 5.4.5) for every binary problem: one solve at ``b = 2 r - 1``. They are kept
-out of :mod:`solvers._mean_output` and the solvers' own modules so that the cells cached for the
-searched solvers keep their keys (``harness.grid.solver_source_hash`` hashes every module a
-solver imports). They are not in the registry; name them as ``solvers.soft_balance:SoftCCCP`` etc.
+labeled points, Sec. 5.4.5) for every binary problem: one solve at ``b = 2 r - 1``. They are not
+in the registry; name them as ``solvers.soft_balance:SoftCCCP`` etc.
 """
 
 from __future__ import annotations

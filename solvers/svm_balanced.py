@@ -9,10 +9,6 @@ This estimator is :class:`solvers.svm.SVM` on the labeled points with its bias t
 little as possible, so that exactly round(u r) unlabeled outputs are positive (as Table 6's
 "intermediate" solution with no revealed point: "a thresholding of the real value outputs of the
 SVM ... such that the balancing constraint (3) is satisfied").
-
-It is a module of its own, not a parameter of ``svm``, so that the cached cells of ``svm`` and of
-the solvers built on it (``lapsvm``, ``lapsvm_s3vm_light``) keep their keys
-(``harness.grid.solver_source_hash``).
 """
 
 from __future__ import annotations

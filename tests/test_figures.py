@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from harness import figures as F
-from harness.icml2013 import _closure_code
+from harness.icml2013 import _solver_version
 from harness.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -63,7 +63,7 @@ def inputs(tmp_path_factory):
                              for pid, name in (("D1", "a"), ("D5", "b")) for s in (0, 1))
                      # an extra method's line and a failed split carry no Figure 5 rows
                      + json.dumps({"id": "D1", "split": 0, "extra": "light_l1", "best": {"light_l1": {}},
-                                   "code": _closure_code("s3vm_light")}) + "\n"
+                                   "version": _solver_version("s3vm_light")}) + "\n"
                      + json.dumps({"id": "D5", "split": 2, "error": "Traceback: boom"}) + "\n")
     fig6 = d / "fig6.jsonl"
     fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "C": 10.0, "path": 0.3,

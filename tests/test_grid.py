@@ -1,6 +1,7 @@
 """The grid runner: cache and resume, failures and time limits, joblib and dask backends."""
 
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -111,25 +112,108 @@ def test_the_protocol_settings_cannot_be_passed_as_solver_parameters(name, capsy
     Cell("t", "2moons", "s3vm_light", 0, params={"loss": "l1"})  # the solver's own parameters are fine
 
 
-def test_cell_key_depends_on_params_split_and_solver_source(tmp_path, monkeypatch):
+@pytest.fixture
+def fresh_versions():
+    """Clear the memoized declared versions before and after a test that changes one."""
+    for f in (grid.solver_version, grid.declared_versions, grid.solver_source_hash):
+        f.cache_clear()
+    yield
+    for f in (grid.solver_version, grid.declared_versions, grid.solver_source_hash):
+        f.cache_clear()
+
+
+def test_cell_key_depends_on_params_split_and_declared_versions_not_on_code(monkeypatch, fresh_versions):
+    from solvers.svm import SVM
+
     a = Cell("t", "2moons", "svm", 0)
     assert a.key() == Cell("other-experiment", "2moons", "svm", 0).key()  # the name is only a label
     assert a.key() != Cell("t", "2moons", "svm", 1).key()
     assert a.key() != Cell("t", "2moons", "svm", 0, params={"max_iter": 50}).key()
     assert a.key() != Cell("t", "2moons", "s3vm_light", 0).key()
     before = a.key()
-    monkeypatch.setattr(grid, "solver_source_hash", lambda s: "0" * 64)  # as if svm.py were edited
+    # Any edit of the code, as long as no version is bumped: the key stays.
+    monkeypatch.setattr(grid, "code_text", lambda path: b"refactored " + str(path).encode())
+    grid.solver_source_hash.cache_clear()
+    assert a.key() == before
+    monkeypatch.setattr(SVM, "result_version", SVM.result_version + 1)  # the solver's results moved
+    grid.solver_version.cache_clear()
     assert a.key() != before
 
 
-def test_reference_cells_key_on_how_the_reference_set_is_built(monkeypatch):
-    # A reference-set cell's problem is built by harness.optima: editing it must rerun the cell;
-    # the cells of the ordinary split protocols do not depend on it.
-    assert "harness.optima" in grid.source_closure("harness.optima")
+def test_a_shared_module_version_rekeys_the_solvers_that_import_it(monkeypatch, fresh_versions):
+    import solvers._mean_output as mean_output
+
+    newton, svm = Cell("t", "2moons", "newton", 0), Cell("t", "2moons", "svm", 0)
+    assert "solvers._mean_output" in grid.solver_version("newton")["numerics"]
+    assert "solvers._mean_output" not in grid.solver_version("svm")["numerics"]
+    before = newton.key(), svm.key()
+    monkeypatch.setattr(mean_output, "RESULT_VERSION", mean_output.RESULT_VERSION + 1)
+    grid.solver_version.cache_clear()
+    grid.declared_versions.cache_clear()
+    assert newton.key() != before[0] and svm.key() == before[1]
+
+
+def test_reference_cells_key_on_how_the_reference_set_is_built(monkeypatch, fresh_versions):
+    # A reference-set cell's problem is built by harness.reference_sets: a new version of it must
+    # rerun the cell; the cells of the ordinary split protocols do not depend on it.
+    import harness.reference_sets as reference_sets
+
     ref, plain = Cell("t", "two_moons", "svm", 0, protocol="reference"), Cell("t", "2moons", "svm", 0)
     before = ref.key(), plain.key()
-    monkeypatch.setattr(grid, "reference_source_hash", lambda: "1" * 64)  # as if optima.py were edited
+    monkeypatch.setattr(reference_sets, "RESULT_VERSION", reference_sets.RESULT_VERSION + 1)
+    grid.declared_versions.cache_clear()
     assert ref.key() != before[0] and plain.key() == before[1]
+
+
+def test_the_data_checksums_are_part_of_the_key(monkeypatch, fresh_versions):
+    import data_registry
+
+    cell = Cell("t", "g50c", "svm", 0)
+    assert grid.data_digest("g50c") and grid.data_digest("2moons") and grid.data_digest("two_moons") == ""
+    before = cell.key()
+    entries = data_registry.registry()
+    changed = {k: ("0" * 64, url) if k.startswith("g50c/") else (sha, url) for k, (sha, url) in entries.items()}
+    monkeypatch.setattr(data_registry, "registry", lambda: changed)
+    grid.data_digest.cache_clear()
+    try:
+        assert cell.key() != before
+    finally:
+        grid.data_digest.cache_clear()
+
+
+def test_an_outside_solver_without_a_declared_version_is_keyed_on_its_code(tmp_path, monkeypatch, fresh_versions):
+    pkg = tmp_path / "verpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "est.py").write_text("class Est:\n    pass\n")
+    (pkg / "declared.py").write_text("class Est:\n    result_version = 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert set(grid.solver_version("verpkg.est:Est")) == {"source_sha256"}
+    assert grid.solver_version("verpkg.declared:Est")["version"] == 3
+    plain, declared = Cell("t", "2moons", "verpkg.est:Est", 0), Cell("t", "2moons", "verpkg.declared:Est", 0)
+    before = plain.key(), declared.key()
+    (pkg / "est.py").write_text("class Est:\n    x = 1\n")
+    (pkg / "declared.py").write_text("class Est:\n    result_version = 3\n    x = 1\n")
+    grid.solver_version.cache_clear()
+    grid.solver_source_hash.cache_clear()
+    assert plain.key() != before[0] and declared.key() == before[1]
+
+
+def test_every_committed_cell_is_found_and_stays_found_after_a_refactor(data_env, tmp_path, monkeypatch, fresh_versions):
+    # The committed results table answers for every planned cell of every table (the plan's
+    # "0 missing"), and a change of code that bumps no version -- here every module's code
+    # text changes at once -- leaves every key, so nothing has to be recomputed.
+    from harness.reproduce import build_cells
+    from harness.specs import SPECS
+
+    cache = ResultCache(tmp_path / "cache", table=Path(__file__).parents[1] / "reports" / "runs.csv.gz")
+    cells = [p.cell for spec in SPECS.values() for p in build_cells(spec)[0]]
+    keys = [c.key() for c in cells]
+    assert len(cells) > 16000
+    assert all(cache.from_table(k, c) is not None for c, k in zip(cells, keys))
+    monkeypatch.setattr(grid, "code_text", lambda path: b"refactored " + str(path).encode())
+    grid.solver_source_hash.cache_clear()
+    assert [c.key() for c in cells] == keys
 
 
 def test_solver_hash_covers_the_modules_the_solver_imports(tmp_path, monkeypatch):
@@ -217,32 +301,6 @@ def test_code_text_decodes_by_the_encoding_declaration(tmp_path):
     pb.write_bytes(b"# -*- coding: latin-1 -*-\n" + body)
     assert grid.code_text(pa) != grid.code_text(pb)
     assert grid.code_text(pa) == b"s = '\xc3\xa9'"
-
-
-def test_legacy_cell_key_is_the_whole_file_key_and_old_cells_are_found(data_env, tmp_path, monkeypatch):
-    import hashlib
-    import json
-
-    cell = Cell("t", "2moons", "svm", 1, n_splits=3)
-    files = grid.source_closure("solvers.svm") | grid.source_closure("harness.protocol")
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
-    payload = {"solver": "svm", "solver_sha256": digest.hexdigest(), "params": {}, "settings": {},
-               "dataset": "2moons", "protocol": "jmlr2008", "split": 1, "n_splits": 3}
-    assert grid.legacy_cell_key(cell) == hashlib.sha256(
-        json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
-    assert grid.legacy_cell_key(cell) != cell.key()
-    # A cell cached under its legacy key is read, not rerun, and copied to its current key.
-    ref = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)[0]
-    cache = ResultCache(tmp_path / "cache")
-    cache.put(grid.legacy_cell_key(cell), {k: v for k, v in ref.items() if k not in ("cached", "cell_key")})
-    assert cache.lookup(cell, migrate=False)["objective"] == ref["objective"]
-    assert cache.get(cell.key()) is None  # migrate=False wrote nothing
-    monkeypatch.setattr(grid, "execute_cell", lambda c, t=None: pytest.fail("a cached cell was rerun"))
-    (row,) = run_cells([cell], tmp_path / "cache", backend="sequential", progress=False)
-    assert row["cached"] and row["objective"] == ref["objective"] and row["cell_key"] == cell.key()
-    assert cache.get(cell.key())["objective"] == ref["objective"]
 
 
 @pytest.mark.parametrize("name", ["runs.csv", "runs.csv.gz"])
@@ -347,15 +405,16 @@ def _append_many(path, w):
         append_line(path, f"{w}-{i}-" + "x" * 2000)
 
 
-def test_a_table_row_under_the_whole_file_key_is_found_while_the_source_is_unchanged(data_env, tmp_path):
+def test_a_table_row_is_found_and_copied_into_the_cache_folder(data_env, tmp_path):
     cell = Cell("t", "2moons", "svm", 2, n_splits=3)
     (ref,) = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)
+    assert ref["cpu_seconds"] > 0 and ref["code_sha256"] == grid.solver_source_hash("svm")
     table = tmp_path / "runs.csv"
-    store_rows(table, [ref | {"cell_key": grid.legacy_cell_key(cell)}])  # written before code_text keys
+    store_rows(table, [ref])
     cache = ResultCache(tmp_path / "cache", table=table)
-    assert cache.from_table(cell.key(), cell) is None
+    assert cache.get(cell.key()) is None
     assert cache.lookup(cell)["objective"] == ref["objective"]
-    assert cache.get(cell.key())["objective"] == ref["objective"]  # copied under the current key
+    assert cache.get(cell.key())["objective"] == ref["objective"]  # copied into the folder
 
 
 def test_row_from_table_refuses_text_it_cannot_have_written():

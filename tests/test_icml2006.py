@@ -1,8 +1,6 @@
 """ICML 2006 Tables 4-5: validation errors, model selection over the grid, the specs and their cells."""
 
 import dataclasses
-import hashlib
-import json
 
 import numpy as np
 import pytest
@@ -92,29 +90,22 @@ def test_execute_cell_reports_validation_and_test_errors_of_icml2006_cells(data_
 # ----------------------------------------------------------------------------- cache keys
 
 
-def _main_branch_key(cell):
-    # harness.grid.cell_key as it was before protocol "icml2006" got its own hash: the keys of the
-    # ~6700 cached cells of the other protocols must not move.
-    payload = {"solver": cell.solver, "solver_sha256": grid.solver_source_hash(cell.solver), "params": cell.params,
-               "settings": cell.settings, "dataset": cell.dataset, "protocol": cell.protocol,
-               "split": cell.split, "n_splits": cell.n_splits}
-    if cell.protocol == "reference":
-        payload["reference_sha256"] = grid.reference_source_hash()
-    blob = json.dumps(payload, sort_keys=True, default=str).encode()
-    return hashlib.sha256(blob).hexdigest()[:32]
+def test_icml2006_cells_key_on_its_module_version_and_the_others_do_not(monkeypatch):
+    import harness.icml2006 as icml2006
 
-
-def test_cache_keys_of_other_protocols_are_unchanged_and_icml2006_keys_follow_its_module(monkeypatch):
     others = [p.cell for key in ("jmlr2008-table8", "icml2006-table2", "nips2006-table1")
               for p in build_cells(get_spec(key), n_splits=1)[0][:20]]
     assert {c.protocol for c in others} == {"jmlr2008", "reference"}
-    assert all(cell_key(c) == _main_branch_key(c) for c in others)
     ours = [_eset2_cell(s, i) for s in ("svm", "da") for i in range(3)]
-    before = [cell_key(c) for c in ours]
-    assert all(k != _main_branch_key(c) for k, c in zip(before, ours))
-    monkeypatch.setattr(grid, "icml2006_source_hash", lambda: "edited harness/icml2006.py")
-    assert all(k1 != k2 for k1, k2 in zip(before, map(cell_key, ours)))
-    assert all(cell_key(c) == _main_branch_key(c) for c in others)
+    before, before_others = [cell_key(c) for c in ours], [cell_key(c) for c in others]
+    monkeypatch.setattr(icml2006, "RESULT_VERSION", icml2006.RESULT_VERSION + 1)
+    grid.declared_versions.cache_clear()
+    try:
+        assert all(k1 != k2 for k1, k2 in zip(before, map(cell_key, ours)))
+        assert [cell_key(c) for c in others] == before_others
+    finally:
+        monkeypatch.undo()
+        grid.declared_versions.cache_clear()
 
 
 # ----------------------------------------------------------------------------- select_and_best

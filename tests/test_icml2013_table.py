@@ -5,8 +5,7 @@ import json
 import pytest
 
 from harness.cli import main
-from harness.grid import _files_bytes_hash, source_closure
-from harness.icml2013 import _closure_code, load_cells, missing
+from harness.icml2013 import _solver_version, load_cells, missing
 from harness.reproduce import load_targets, reproduce
 
 
@@ -29,14 +28,16 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     # The hinge S3VM-light (an extra method, one line per split) on 2 of the 3 splits, one failed
     # attempt, and one line for a split that has no stored record (not a split of its own).
     extra = {"val_err": 0.0, "unl_err": 0.5, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
-    code = _closure_code("s3vm_light")
-    lines += [{"id": "D5", "split": i, "extra": "light_l1", "best": {"light_l1": extra}, "code": code}
+    version = _solver_version("s3vm_light")
+    lines += [{"id": "D5", "split": i, "extra": "light_l1", "best": {"light_l1": extra}, "version": version}
               for i in (0, 2, 7)]
     lines.append({"id": "D5", "split": 1, "extra": "light_l1", "error": "Traceback: boom"})
-    # run by another version of solvers/s3vm_light.py (or of a module it imports): not a result of
-    # the current code; and a line of an extra method that no longer exists
-    lines.append({"id": "D5", "split": 1, "extra": "light_l1", "best": {"light_l1": extra}, "code": "0" * 12})
-    lines.append({"id": "D5", "split": 1, "extra": "gone", "best": {"gone": extra}, "code": code})
+    # run by another declared version of S3VM-light (or of a module it imports), or stamped with a
+    # code hash only: not a result of the current version; and a line of an extra method that no
+    # longer exists
+    lines.append({"id": "D5", "split": 1, "extra": "light_l1", "best": {"light_l1": extra}, "version": "0" * 12})
+    lines.append({"id": "D5", "split": 1, "extra": "light_l1", "best": {"light_l1": extra}, "code": version})
+    lines.append({"id": "D5", "split": 1, "extra": "gone", "best": {"gone": extra}, "version": version})
     store.write_text("".join(json.dumps(r) + "\n" for r in lines))
     out = reproduce(["icml2013-table2"], run=False, reports_dir=tmp_path, echo=lambda *a: None)
     cells = {(c.row, c.column): c for c in out["icml2013-table2"]}
@@ -59,19 +60,28 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
     assert "icml2013-table2" in (tmp_path / "README.md").read_text()
 
 
-def test_an_extra_line_stamped_with_the_whole_file_code_hash_is_still_current(tmp_path):
-    # Lines written when the code hash covered whole files (comments and docstrings too) ran the
-    # current code as long as those files are byte for byte the same.
-    old_code = _files_bytes_hash(source_closure("solvers.s3vm_light"))[:12]
-    assert old_code != _closure_code("s3vm_light")
+def test_an_extra_line_stays_current_across_a_refactor_and_not_across_a_version_bump(tmp_path, monkeypatch):
+    import harness.grid as grid
+    from harness import icml2013
+    from solvers.s3vm_light import S3VMLight
+
     extra = {"val_err": 0.0, "unl_err": 0.5, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
     one = {m: 0.1 for m in ("svm", "light", "cccp", "path")}
     store = tmp_path / "cells.jsonl"
     lines = [_record("D5", 0, one, one), {"id": "D5", "split": 0, "extra": "light_l1", "best": {"light_l1": extra},
-                                         "code": old_code}]
+                                         "version": _solver_version("s3vm_light")}]
     store.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    assert load_cells(store)[("D5", 0)]["best"]["light_l1"] == extra
-    assert missing(load_cells(store), ["D5"], 1) == [("D5", 0, "cccp_b")]  # the light_l1 line counts as current
+    monkeypatch.setattr(grid, "code_text", lambda path: b"refactored")  # code edited, no version bumped
+    assert missing(load_cells(store), ["D5"], 1) == [("D5", 0, "cccp_b")]  # the light_l1 line is current
+    monkeypatch.setattr(S3VMLight, "result_version", S3VMLight.result_version + 1)
+    for f in (grid.solver_version, icml2013._solver_version):
+        f.cache_clear()
+    try:
+        assert missing(load_cells(store), ["D5"], 1) == [("D5", 0, "light_l1"), ("D5", 0, "cccp_b")]
+    finally:
+        monkeypatch.undo()
+        for f in (grid.solver_version, icml2013._solver_version):
+            f.cache_clear()
 
 
 def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
@@ -99,12 +109,12 @@ def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
 def test_figure5_lines_add_the_judged_solvers_to_their_split_when_current(tmp_path):
     one = {m: 0.1 for m in ("svm", "light", "cccp", "path")}
     rows = [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C} for C in (1.0, 10.0)]
-    codes = {m: _closure_code(m) for m in ("s3vm_light", "cccp", "s3vm_path")}
+    codes = {m: _solver_version(m) for m in ("s3vm_light", "cccp", "s3vm_path")}
     lines = [_record("D5", i, one, one) | {"fig5": rows} for i in range(3)]
     judged = [{"C": C, "light_l1": 4 * C, "cccp_b": 5 * C} for C in (1.0, 10.0)]
-    lines += [{"id": "D5", "split": 0, "extra": "fig5", "fig5": judged, "code": codes},
-              # split 1: run by another version of the CCCP code; split 2: failed
-              {"id": "D5", "split": 1, "extra": "fig5", "fig5": judged, "code": codes | {"cccp": "0" * 12}},
+    lines += [{"id": "D5", "split": 0, "extra": "fig5", "fig5": judged, "version": codes},
+              # split 1: run by another declared version of CCCP; split 2: failed
+              {"id": "D5", "split": 1, "extra": "fig5", "fig5": judged, "version": codes | {"cccp": "0" * 12}},
               {"id": "D5", "split": 2, "extra": "fig5", "error": "Traceback: boom"}]
     store = tmp_path / "cells.jsonl"
     store.write_text("".join(json.dumps(r) + "\n" for r in lines))

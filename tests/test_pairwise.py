@@ -83,9 +83,16 @@ def test_run_pairwise_averages_the_pairs_of_coil3(data_env):
     assert res.unlabeled_error == pytest.approx(np.mean(errors)) and len(res.binary) == 3
 
 
-def test_pairwise_cells_key_on_the_pairwise_module(monkeypatch):
+def test_pairwise_cells_key_on_the_pairwise_module_version(monkeypatch):
+    import harness.pairwise as pairwise
+
     cell = grid.Cell("t", "coil3", "svm", 0, "jmlr2008-pairwise", 10, {}, {"C": 100.0})
     plain = dataclasses.replace(cell, protocol="jmlr2008")
     before, before_plain = cell.key(), plain.key()
-    monkeypatch.setattr(grid, "pairwise_source_hash", lambda: "changed")
-    assert cell.key() != before and plain.key() == before_plain
+    monkeypatch.setattr(pairwise, "RESULT_VERSION", pairwise.RESULT_VERSION + 1)
+    grid.declared_versions.cache_clear()
+    try:
+        assert cell.key() != before and plain.key() == before_plain
+    finally:
+        monkeypatch.undo()
+        grid.declared_versions.cache_clear()

@@ -444,30 +444,6 @@ def test_from_cache_runs_nothing_and_unknown_datasets_are_an_error(data_env, tmp
     assert main(["reproduce", "jmlr2008-table12", "--datasets", "g50"]) == 2
 
 
-def test_cells_cached_under_their_whole_file_keys_are_read_planned_and_migrated(data_env, tmp_path, monkeypatch):
-    # A cache written before keys skipped comments and docstrings: each cell under legacy_cell_key.
-    from harness.grid import ResultCache, legacy_cell_key
-    from harness.plan import plan
-    from harness.reproduce import build_cells
-
-    kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), n_splits=2)
-    (first,) = reproduce(["jmlr2008-table12"], **kw)["jmlr2008-table12"]
-    cache = ResultCache(kw["cache_dir"])
-    planned = build_cells(SPECS["jmlr2008-table12"])[0]
-    for p in planned:
-        old = cache._path(legacy_cell_key(p.cell))
-        old.parent.mkdir(exist_ok=True)
-        cache._path(p.cell.key()).rename(old)
-    kw["results"].unlink()  # its rows would answer too (test below)
-    assert all(cache.get(p.cell.key()) is None for p in planned) and len(calls) == 2
-    (row,), _, total = plan(["jmlr2008-table12"], cache_dir=kw["cache_dir"], results=kw["results"])
-    assert (row.cached, row.missing) == (2, 0)
-    assert all(cache.get(p.cell.key()) is None for p in planned)  # a plan writes nothing
-    (again,) = reproduce(["jmlr2008-table12"], run=False, **kw)["jmlr2008-table12"]
-    assert (again.n, again.mean, again.std) == (first.n, first.mean, first.std) and len(calls) == 2
-    assert all(cache.get(p.cell.key()) == cache.get(legacy_cell_key(p.cell)) for p in planned)  # copied
-
-
 def test_a_fresh_clone_reads_the_committed_results_table_and_reruns_nothing(data_env, tmp_path, monkeypatch):
     # The cache folder is not versioned: without it, the rows of the results table are the run.
     import shutil
@@ -496,17 +472,8 @@ def test_a_fresh_clone_reads_the_committed_results_table_and_reruns_nothing(data
     assert len(calls) == 6
 
 
-def test_split_kwargs_enter_the_cell_key_only_when_set():
-    # Cells of every earlier table must keep their cached results: a cell without split
-    # arguments hashes exactly the payload it hashed before the field existed.
-    import hashlib
-
+def test_split_kwargs_enter_the_cell_key():
     cell = grid.Cell("t", "g50c", "svm", 3, "jmlr2008", 10, {}, {"C": 19.0, "sigma": 38.0})
-    payload = {"solver": "svm", "solver_sha256": grid.solver_source_hash("svm"), "params": {},
-               "settings": {"C": 19.0, "sigma": 38.0}, "dataset": "g50c", "protocol": "jmlr2008", "split": 3,
-               "n_splits": 10}
-    old = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
-    assert cell.key() == old
     a = dataclasses.replace(cell, protocol="sigir2006", split_kwargs={"n_labeled": 45})
     b = dataclasses.replace(a, split_kwargs={"n_labeled": 90})
     assert len({cell.key(), a.key(), b.key()}) == 3
@@ -551,7 +518,7 @@ def test_sigir2006_table9_runs_pcmac_and_two_stand_ins_at_45_labels_and_footnote
     assert "| autos-vs-motorcycles (stand-in) |" in md and "Stand-in rows (not in the paper" in md
 
 
-def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_times(tmp_path, monkeypatch, capsys):
+def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_cpu_times(tmp_path, monkeypatch, capsys):
     from harness.grid import ResultCache
     from harness.plan import plan
 
@@ -565,13 +532,15 @@ def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_fit_ti
     # 2 splits x 2 columns planned; BB split 0 is cached, the raising column was never cached.
     assert (row.cells, row.cached, row.missing) == (4, 1, 3)
     (bb0,) = [ResultCache(cache_dir).get(p.stem) for p in cache_dir.rglob("*.json")]
-    # BB split 1 is estimated from BB split 0's measured time; the raising solver has no time anywhere.
-    assert row.est_seconds == pytest.approx(bb0["fit_seconds"]) and row.unestimated == 2
+    # BB split 1 is estimated from BB split 0's measured CPU time (recorded beside its wall time);
+    # the raising solver has no time anywhere.
+    cpu = bb0["cpu_seconds"]
+    assert cpu > 0 and cpu != bb0["fit_seconds"]
+    assert row.est_seconds == pytest.approx(cpu) and row.unestimated == 2
     # The cached cell's measured time is reported as done compute, beside the estimate of the rest.
-    assert row.done_seconds == pytest.approx(bb0["fit_seconds"])
-    assert total == {"cells": 4, "cached": 1, "missing": 3, "done_seconds": pytest.approx(bb0["fit_seconds"]),
-                     "est_seconds": pytest.approx(bb0["fit_seconds"]), "unestimated": 2,
-                     "by_solver": {"bb": pytest.approx(bb0["fit_seconds"])}}
+    assert row.done_seconds == pytest.approx(cpu)
+    assert total == {"cells": 4, "cached": 1, "missing": 3, "done_seconds": pytest.approx(cpu),
+                     "est_seconds": pytest.approx(cpu), "unestimated": 2, "by_solver": {"bb": pytest.approx(cpu)}}
     # The CLI prints the same plan and runs nothing.
     assert main(["reproduce", "nips2006-table1", "--quick", "--plan", "--cache", str(cache_dir),
                  "--results", str(tmp_path / "runs.csv")]) == 0
