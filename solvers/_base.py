@@ -7,12 +7,21 @@ weight vector (linear kernel), the bias, iteration count and stop reason. The ba
 rest once for all: input validation, kernel matrices, one-versus-rest for more than two classes
 (JMLR 2008 Sec. 5.2), ``decision_function``/``predict``, and the fitted attributes.
 
+Work that depends only on the training points is shared between fits in one process
+(:func:`shared_work`): the protocol fits one estimator per one-versus-rest class on the same
+points, and the Gaussian Gram matrix -- and, in the solvers that build them, its centering and
+kernel-PCA map -- is then computed once per split instead of once per class. Outputs on a block
+of the training points (the unlabeled ones, as the protocol asks for them) are read from that
+Gram matrix instead of being recomputed.
+
 Positive class: for two classes the positive one (output > 0) is ``classes_[1]``, the larger
 label in sorted order, as in scikit-learn; it is never "whichever label appears first".
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,13 +34,51 @@ from ._balance import check_r
 from ._kernels import gaussian_kernel, linear_kernel
 from ._validation import check_positive
 
-__all__ = ["BaseS3VM", "BinaryFit", "UNLABELED"]
+__all__ = ["BaseS3VM", "BinaryFit", "UNLABELED", "array_digest", "shared_work"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
 RESULT_VERSION = 1
 
 UNLABELED = -1
+
+#: The values :func:`shared_work` keeps, most recently used last.
+_SHARED: OrderedDict = OrderedDict()
+#: How many it keeps: a Gram matrix and the per-fit preparations built from it (each at most a
+#: few n x n arrays), so memory stays bounded by one split's work.
+_SHARED_MAX = 4
+
+
+def array_digest(X) -> str:
+    """SHA-1 of an array's or a sparse matrix's contents and shape (a key for :func:`shared_work`)."""
+    h = hashlib.sha1()
+    if sp.issparse(X):
+        for part in (X.data, X.indices, X.indptr):
+            h.update(np.ascontiguousarray(part).tobytes())
+    else:
+        h.update(np.ascontiguousarray(X).tobytes())
+    h.update(repr((str(X.dtype), X.shape)).encode())
+    return h.hexdigest()
+
+
+def shared_work(key: tuple, compute):
+    """``compute()``, or its value from an earlier call with the same ``key`` while it is among
+    the last :data:`_SHARED_MAX` keys used in this process.
+
+    The key must name everything the value depends on (a digest of the data, the parameters
+    used); the value must not be modified by its users. Arrays are returned read-only.
+    """
+    value = _SHARED.get(key)
+    if value is None:
+        value = compute()
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+        _SHARED[key] = value
+        while len(_SHARED) > _SHARED_MAX:
+            _SHARED.popitem(last=False)
+    else:
+        _SHARED.move_to_end(key)
+    return value
 
 
 @dataclass
@@ -143,7 +190,14 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         positives = classes[1:] if classes.size == 2 else classes
         keep = np.asarray(self._expansion_mask(labeled), dtype=bool)
         self.X_fit_ = X[keep] if self.kernel != "linear" else None
-        gram = self._kernel(X[keep]) if self.kernel != "linear" else None
+        self._gram_key = None
+        gram = None
+        if self.kernel != "linear":
+            if type(self)._kernel is BaseS3VM._kernel:  # a plain kernel of the points: shared
+                self._gram_key = ("gram", array_digest(self.X_fit_), self.kernel, float(self.sigma))
+                gram = shared_work(self._gram_key, lambda: self._kernel(self.X_fit_))
+            else:
+                gram = self._kernel(self.X_fit_)
         fits = []
         for c in positives:
             y_pm = np.where(labeled, np.where(y == c, 1.0, -1.0), 0.0)
@@ -170,9 +224,21 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         if self.kernel == "linear":
             F = X @ self.coef_.T
         else:
-            F = self._kernel(X, self.X_fit_) @ self.dual_coef_.T
+            rows = self._training_rows(X)
+            F = (self._kernel(X, self.X_fit_) if rows is None else rows) @ self.dual_coef_.T
         F = np.asarray(F) + self.intercept_
         return F[:, 0] if self.classes_.size == 2 else F
+
+    def _training_rows(self, X):
+        """The rows of the shared training Gram matrix for ``X`` when ``X`` is, value for value, the
+        last ``len(X)`` training points (the unlabeled block, or all of them); else None."""
+        key = getattr(self, "_gram_key", None)
+        gram = None if key is None else _SHARED.get(key)
+        Xf = self.X_fit_
+        if gram is None or sp.issparse(X) or sp.issparse(Xf) or X.shape[0] > Xf.shape[0]:
+            return None
+        start = Xf.shape[0] - X.shape[0]
+        return gram[start:] if np.array_equal(X, Xf[start:]) else None
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where f > 0 for two classes, the argmax otherwise."""

@@ -15,11 +15,10 @@ Table 15); Chapelle et al. (2006a) first combined it with cS3VM.
 from __future__ import annotations
 
 import functools
-import hashlib
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._base import array_digest
 from ._kernels import _GRAPH_WEIGHTS, DeformedKernel, gaussian_kernel, warn_disconnected
 from ._validation import check_int, check_positive
 
@@ -42,19 +41,8 @@ GRAPH_PARAMS = {"n_neighbors": 6, "laplacian_power": 1, "gamma_ratio": 100.0, "g
 _LAST: dict = {}
 
 
-def _digest(X) -> str:
-    h = hashlib.sha1()
-    if sp.issparse(X):
-        for part in (X.data, X.indices, X.indptr):
-            h.update(np.ascontiguousarray(part).tobytes())
-    else:
-        h.update(np.ascontiguousarray(X).tobytes())
-    h.update(repr(X.shape).encode())
-    return h.hexdigest()
-
-
 def _fitted_deformed_kernel(X, sigma, n_neighbors, power, gamma, weights, normalized) -> DeformedKernel:
-    key = (_digest(X), float(sigma), int(n_neighbors), int(power), float(gamma), str(weights), bool(normalized))
+    key = (array_digest(X), float(sigma), int(n_neighbors), int(power), float(gamma), str(weights), bool(normalized))
     dk = _LAST.get(key)
     if dk is None:
         dk = DeformedKernel(functools.partial(gaussian_kernel, sigma=float(sigma)), n_neighbors=int(n_neighbors),

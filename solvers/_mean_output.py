@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from ._balance import check_r, dichotomic_search, estimate_r, n_positive, threshold_shift
-from ._base import BaseS3VM, BinaryFit
+from ._base import BaseS3VM, BinaryFit, array_digest, shared_work
 from ._kernels import KernelCentering, linear_kernel
 from ._losses import squared_hinge_loss, symmetric_squared_hinge_loss
 from ._validation import check_int, check_positive
@@ -238,6 +238,11 @@ class MeanOutputS3VM(BaseS3VM):
         finally:
             self._problem = None  # the n x n caches are not kept on the fitted estimator
 
+    def _prepare_key(self) -> tuple:
+        """The parameters :meth:`_prepare` depends on (subclasses extend): with the Gram matrix and
+        the unlabeled set they key the prepared problem shared between fits (:func:`shared_work`)."""
+        return ()
+
     def _get_problem(self, X, labeled, gram) -> CenteredProblem:
         if self._problem is None:
             unl = np.flatnonzero(~labeled)
@@ -245,9 +250,19 @@ class MeanOutputS3VM(BaseS3VM):
                 Xf = X.tocsr() if sp.issparse(X) else X
                 m = np.asarray(Xf[unl].mean(axis=0)).ravel()
                 problem = CenteredProblem(labeled, unl, None, None, Xf, m)
+                self._prepare(problem)
             else:
-                problem = CenteredProblem(labeled, unl, gram, KernelCentering.fit(gram, unl))
-            self._prepare(problem)
+                def build():
+                    prepared = CenteredProblem(labeled, unl, gram, KernelCentering.fit(gram, unl))
+                    self._prepare(prepared)
+                    return prepared
+
+                if self._gram_key is None:
+                    problem = build()
+                else:  # the one-versus-rest fits of a split share the centering and kernel map
+                    cls = type(self)
+                    problem = shared_work(("centered", cls.__module__, cls.__qualname__, self._prepare_key(),
+                                           self._gram_key, array_digest(unl)), build)
             self._problem = problem
         return self._problem
 

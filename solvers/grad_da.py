@@ -40,7 +40,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from ._balance import n_positive, threshold_shift
-from ._base import BaseS3VM, BinaryFit
+from ._base import BaseS3VM, BinaryFit, shared_work
 from ._kernels import kernel_pca_map
 from ._annealing import LOSSES, _AnnealingParams, _log_pq, bernoulli_entropy, s3vm_objective, solve_nu
 
@@ -177,8 +177,9 @@ class GradDA(_AnnealingParams, BaseS3VM):
     def _fit_binary(self, X, y_pm, labeled, gram):
         if gram is None:  # linear kernel: Method 1 with z = x
             Z, basis = (X.tocsr() if sp.issparse(X) else X), None
-        else:
-            Z, kmap = kernel_pca_map(gram, "eigh")
+        else:  # one eigendecomposition per split, shared by its one-versus-rest fits
+            Z, kmap = (kernel_pca_map(gram, "eigh") if self._gram_key is None
+                       else shared_work(("kernel_pca", self._gram_key, "eigh"), lambda: kernel_pca_map(gram, "eigh")))
             basis = kmap.basis
         d = Z.shape[1]
         C = float(self.C)

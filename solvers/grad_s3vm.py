@@ -73,6 +73,9 @@ class Method1Mixin:
         check_positive(self.s, "s")
         check_int(self.max_iter, "max_iter", 1)
 
+    def _prepare_key(self):
+        return super()._prepare_key() + (self.kernel_map,)
+
     def _prepare(self, problem):
         if problem.linear:
             problem.cache["Z"] = problem.centered_features()
