@@ -2,7 +2,7 @@
 
 DA's quadratic-hinge f-step (ICML 2006 Sec. 3.1) used to run :func:`solvers._primal.kernel_newton`
 on the "duplicated" training set (each unlabeled point twice, n + u rows); it now runs
-:func:`solvers._pooled_newton.kernel_newton_terms`, which pools the two terms of a point in each
+:func:`solvers._primal.kernel_newton_terms`, which pools the two terms of a point in each
 Newton system (at most n rows). This times whole ICML 2006 cells (``harness.grid.execute_cell``:
 validation protocol, every one-vs-rest problem) with either f-step, alternately in one process
 (old, new, old, new, ...), and reports the medians, their ratio, whether both give the same

@@ -1,17 +1,28 @@
-"""Primal L2-SVM solvers (squared hinge, p = 2) shared by the S3VM algorithms.
+"""Primal Newton solvers shared by the S3VM algorithms: the one kernel Newton core and L2-SVM-MFN.
 
-Two solvers of the same convex problem, with per-example costs ``c_i >= 0``:
+Convex L2-SVMs (squared hinge, p = 2) with per-example costs ``c_i >= 0``:
 
 * :func:`kernel_newton` -- Newton's method in the expansion coefficients beta
   of ``f = K beta + b`` (JMLR 2008, eqs. 15-17 with a convex loss; Chapelle
   2007, "Training a support vector machine in the primal").  Each
   step solves a linear system on the current support vectors only.
+  :func:`kernel_newton_terms` is the same method with several loss terms on
+  one point (DA's f-step), :func:`kernel_newton` its one-term-per-point case.
 * :func:`l2svm_mfn` -- the linear modified finite Newton method L2-SVM-MFN of
   SIGIR 2006 (Sec. 2, Tables 1-3; Keerthi & DeCoste 2005) with CGLS for the
   inner least-squares systems and the exact piecewise-quadratic line search.
   It only multiplies by X and X^T; X^T X is never formed.
 
-and :func:`l2svm_objective`, the primal value of given coefficients.
+and :func:`l2svm_objective`, the primal value of given coefficients.  Non-convex
+losses at a fixed bias (Newton S3VM, CCCP's convex steps) are minimized by
+:func:`lm_newton`, the Levenberg-Marquardt method of JMLR 2008 Alg. 6.
+
+The kernel solvers share one linear-algebra core: their systems are
+``K_SS + diag(d_S)`` on the current support set S, and the Cholesky factor is
+kept in a :class:`solvers._cholesky.CholeskyCache` -- reused when (S, d) repeat,
+modified by rank-one updates when they change by a few points, refactored
+from a ``take``-gathered block otherwise.  Pass a cache instead of K to keep it
+across calls on the same kernel (the inputs are then validated once).
 
 The objective (JMLR 2008, eq. 1 with p = 2, the problem of the common protocol)::
 
@@ -36,17 +47,21 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ._validation import check_positive
 from scipy.linalg.blas import daxpy as _axpy
 from scipy.linalg.blas import ddot as _ddot
-from scipy.linalg.lapack import dsytrf as _sytrf
-from scipy.linalg.lapack import dsytrs as _sytrs
+from scipy.linalg.lapack import dpotrf, dpotrs
+
+from ._cholesky import CholeskyCache
+from ._validation import check_kernel_matrix as _check_K
+from ._validation import check_positive
 
 __all__ = [
+    "CholeskyCache",
     "LMResult",
     "PrimalResult",
     "lm_newton",
     "kernel_newton",
+    "kernel_newton_terms",
     "l2svm_mfn",
     "l2svm_objective",
 ]
@@ -120,17 +135,6 @@ def _check_X(X):
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or inf")
     return X
-
-
-def _check_K(K) -> np.ndarray:
-    if sp.issparse(K):
-        raise TypeError("K must be a dense ndarray kernel matrix")
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square (n, n) kernel matrix, got shape {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError("K contains NaN or inf")
-    return K
 
 
 def _check_y(y, n: int) -> np.ndarray:
@@ -319,9 +323,14 @@ def _exact_line_search(reg0, reg1, o, o_bar, y, c2, eligible):
 
 
 # ----------------------------------------------------------------------------
-# kernel Newton
+# kernel Newton (finite Newton with exact line search, free bias)
 # ----------------------------------------------------------------------------
-def _newton_point(K, idx, y_sv, c2_sv):
+def _factors(K) -> CholeskyCache:
+    """``K`` as a :class:`CholeskyCache` (a new one, which validates K, when given as an array)."""
+    return K if isinstance(K, CholeskyCache) else CholeskyCache(K)
+
+
+def _newton_point(factors, idx, y_sv, c2_sv):
     """Minimizer of the quadratic model on a fixed support set.
 
     With S = idx fixed, the objective is
@@ -335,48 +344,207 @@ def _newton_point(K, idx, y_sv, c2_sv):
 
     K_SS + diag(1/(2c)) is positive definite even when K is singular, so no
     K^{-1} (and no Cholesky of K, cf. JMLR 2008 eq. 18) is needed.  It is
-    solved by one Cholesky factorization and the Schur complement for b.
+    solved by the Cholesky factor kept in ``factors`` (reused or modified when
+    S and the costs repeat or change little, see :class:`CholeskyCache`) and
+    the Schur complement for b.  If round-off makes the matrix indefinite
+    (huge costs on duplicate points) it is factored with a growing ridge, and
+    as a last resort the bordered system is solved by least squares.
+
+    Returns ``(beta_S, b, systems)``, ``systems`` counting factorization attempts.
     """
-    full = idx.size == K.shape[0]  # first step from beta = 0: a plain copy beats np.ix_
-    M = K.copy() if full else K[np.ix_(idx, idx)]
-    diag = 1.0 / c2_sv
-    M[np.diag_indices_from(M)] += diag
-    scale = float(np.mean(np.diag(M)))
-    n_chol = 0
-    jitter = 0.0
-    for _ in range(8):
-        n_chol += 1
-        try:
-            if jitter:
-                M[np.diag_indices_from(M)] += jitter
-            factor = sla.cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-            break
-        except np.linalg.LinAlgError:
-            # Round-off made K_SS + D^{-1} indefinite (huge costs on duplicate
-            # points): rebuild it with a growing ridge.
-            M = K.copy() if full else K[np.ix_(idx, idx)]
-            M[np.diag_indices_from(M)] += diag
-            jitter = 1e-12 * scale if jitter == 0.0 else 100.0 * jitter
-    else:
-        factor = None
+    K = factors.K
     m = idx.size
-    if factor is not None:
-        rhs = np.empty((m, 2))
-        rhs[:, 0] = 1.0
-        rhs[:, 1] = y_sv
-        sol = sla.cho_solve(factor, rhs, check_finite=False)
+    diag = 1.0 / c2_sv
+    rhs = np.empty((m, 2))
+    rhs[:, 0] = 1.0
+    rhs[:, 1] = y_sv
+    n_chol = 1
+    sol = None
+    if factors.factor(idx, diag):
+        sol = factors.solve(rhs)
+    else:
+        M = factors.block(idx, idx)
+        M.flat[:: m + 1] += diag
+        scale = float(np.mean(np.diag(M)))
+        jitter = 1e-12 * scale
+        for _ in range(7):
+            n_chol += 1
+            A = M.copy()
+            A.flat[:: m + 1] += jitter
+            try:
+                factor = sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+            except np.linalg.LinAlgError:
+                jitter *= 100.0
+                continue
+            sol = sla.cho_solve(factor, rhs, check_finite=False)
+            break
+    if sol is not None:
         v1, v2 = sol[:, 0], sol[:, 1]
         b = float(v2.sum() / v1.sum())
         return v2 - b * v1, b, n_chol
     # Last resort: least squares on the bordered system.
     A = np.zeros((m + 1, m + 1))
-    A[:m, :m] = K[np.ix_(idx, idx)]
+    A[:m, :m] = factors.block(idx, idx)
     A[np.arange(m), np.arange(m)] += diag
     A[:m, m] = 1.0
     A[m, :m] = 1.0
-    rhs = np.concatenate((y_sv, [0.0]))
-    sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    sol = np.linalg.lstsq(A, np.concatenate((y_sv, [0.0])), rcond=None)[0]
     return sol[:m], float(sol[m]), n_chol
+
+
+def _rows_product(K, v, rows):
+    """``K @ v`` for v zero off ``rows`` (K symmetric): from those rows when they are few."""
+    if 3 * rows.size > K.shape[0]:
+        return K @ v
+    return v[rows] @ np.take(K, rows, axis=0)
+
+
+def _check_point(point, n: int) -> np.ndarray:
+    p = np.asarray(point)
+    if p.ndim != 1:
+        raise ValueError(f"point must be a 1-D array of point indices, got shape {p.shape}")
+    if p.size and not np.issubdtype(p.dtype, np.integer):
+        raise TypeError(f"point must hold integer indices into the rows of K, got dtype {p.dtype}")
+    if p.size and (p.min() < 0 or p.max() >= n):
+        raise ValueError(f"point indices must lie in [0, {n}) (the rows of K), got [{p.min()}, {p.max()}]")
+    return p.astype(np.intp, copy=False)
+
+
+def _finite_newton(factors, point, y, c, beta, b, tol, max_iter):
+    """The finite Newton loop of :func:`kernel_newton_terms` on validated inputs.
+
+    Returns ``(beta, b, Kbeta, o, n_steps, n_chol, stop_reason)``.
+    """
+    K = factors.K
+    n = K.shape[0]
+    c2 = 2.0 * c
+    eligible = c > 0.0
+    nz = np.flatnonzero(beta)
+    Kbeta = _rows_product(K, beta, nz)  # K beta from the rows of the non-zero coefficients
+    o = Kbeta + b
+
+    def objective(beta, Kbeta, o):
+        return 0.5 * float(beta @ Kbeta) + _loss_sum(o[point], y, c)
+
+    stop_reason = "max_iter"
+    n_steps = n_chol = 0
+    while n_steps < max_iter:
+        ot = o[point]
+        sv = eligible & (y * ot < 1.0)
+        # Pool the active terms of each point: sum c_j (y_j - f)^2 = C (ybar - f)^2 + const.
+        w = np.bincount(point[sv], weights=c2[sv], minlength=n)
+        idx = np.flatnonzero(w > 0.0)
+        beta_bar = np.zeros(n)
+        if idx.size:
+            target = np.bincount(point[sv], weights=c2[sv] * y[sv], minlength=n)[idx] / w[idx]
+            beta_sv, b_bar, k = _newton_point(factors, idx, target, w[idx])
+            n_chol += k
+            beta_bar[idx] = beta_sv
+            Kbeta_bar = _rows_product(K, beta_bar, idx)
+        else:
+            # No loss anywhere: the model is 1/2 beta^T K beta, minimized by beta = 0, b unchanged.
+            b_bar = b
+            Kbeta_bar = np.zeros(n)
+        o_bar = Kbeta_bar + b_bar
+        ot_bar = o_bar[point]
+        m_bar = y * ot_bar
+        if np.all(m_bar[sv] <= 1.0 + _MARGIN_TOL) and np.all(m_bar[eligible & ~sv] >= 1.0 - _MARGIN_TOL):
+            # The Newton point keeps the active set: the quadratic it minimizes is the objective
+            # around it, so it is the optimum (finite termination; SIGIR 2006, Table 1).
+            beta, b, Kbeta, o = beta_bar, b_bar, Kbeta_bar, o_bar
+            n_steps += 1
+            stop_reason = "support_set_stable"
+            break
+        dbeta = beta_bar - beta
+        # phi(t) = objective at beta + t dbeta; SIGIR 2006 Table 3's L and R are the derivatives
+        # of its regularizer at t = 0 and t = 1.
+        t, slope0 = _exact_line_search(float(dbeta @ Kbeta), float(dbeta @ Kbeta_bar), ot, ot_bar, y, c2, eligible)
+        if -slope0 <= tol * max(objective(beta, Kbeta, o), np.finfo(float).tiny):
+            stop_reason = "newton_decrement"
+            break
+        beta = beta + t * dbeta
+        b = b + t * (b_bar - b)
+        Kbeta = Kbeta + t * (Kbeta_bar - Kbeta)
+        o = Kbeta + b
+        n_steps += 1
+    return beta, b, Kbeta, o, n_steps, n_chol, stop_reason
+
+
+def kernel_newton_terms(K, point, y, cost, beta0=None, b0=None, *, tol=1e-9, max_iter=100):
+    """Primal Newton L2-SVM (free bias) whose loss terms may share points.
+
+    Minimizes over ``beta`` (shape (n,)) and an unregularized bias ``b``::
+
+        1/2 beta^T K beta + sum_j c_j max(0, 1 - y_j f_{point_j})^2,   f = K beta + b,
+
+    where term j (label ``y_j``, cost ``c_j``) acts on the output of point ``point_j``.  With
+    ``point = arange(n)`` it is :func:`kernel_newton`; several terms on one point are DA's
+    weighted f-step at fixed p (ICML 2006 Sec. 3.1; JMLR 2008 Sec. 3.3 item 1), where an
+    unlabeled point carries ``C* p_j max(0, 1 - f_j)^2`` and ``C* (1 - p_j) max(0, 1 + f_j)^2``.
+
+    Method: the finite Newton method of :func:`kernel_newton` (its docstring has the steps and
+    stopping rules).  On a fixed set S of active terms the loss of a point i is a sum of
+    quadratics in its output, which pools into one::
+
+        sum_{j in S, point j = i} c_j (y_j - f_i)^2 = C_i (ybar_i - f_i)^2 + const,
+        C_i = sum_j c_j,   ybar_i = sum_j c_j y_j / C_i,
+
+    so each Newton point solves a system on the distinct points of S (at most n rows, where the
+    same problem written as an L2-SVM on duplicated points has up to n + u).  The regularizer
+    depends on the coefficients only through their sum over a point's copies, so the iterates
+    are those of :func:`kernel_newton` on the duplicated set, coefficients collapsed, up to
+    rounding.
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n), or CholeskyCache
+        Symmetric positive semi-definite kernel matrix of the points; a
+        :class:`solvers._cholesky.CholeskyCache` of it (validated once) keeps the factorization
+        of the Newton systems across calls on the same K.
+    point : array_like of int, shape (m,)
+        The point of each term, in ``[0, n)``.
+    y : array_like, shape (m,)
+        Labels of the terms in {-1, +1}.
+    cost : float or array_like, shape (m,)
+        Costs ``c_j >= 0`` of the terms; terms with ``c_j = 0`` are ignored.
+    beta0 : array_like, shape (n,), optional
+        Warm start for beta (default 0).
+    b0 : float, optional
+        Warm start for b (default 0).
+    tol : float, default=1e-9
+        Relative Newton-decrement tolerance.
+    max_iter : int, default=100
+        Maximum number of Newton steps.
+
+    Returns
+    -------
+    PrimalResult
+        ``coef`` is beta (shape (n,)), ``outputs`` the points' outputs ``K beta + b`` (shape
+        (n,)), ``support`` the active terms (shape (m,)), ``n_iter`` the Newton steps,
+        ``n_inner_iter`` the linear systems factored (or reused).
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, non-finite values, labels other than +-1, negative costs, point indices
+        outside ``[0, n)``, ``tol <= 0`` or ``max_iter < 1``.
+    TypeError
+        Non-integer point indices, or a sparse K.
+    """
+    factors = _factors(K)
+    n = factors.K.shape[0]
+    point = _check_point(point, n)
+    m = point.size
+    y = _check_y(y, m)
+    c = _check_cost(cost, m)
+    tol = check_positive(tol, "tol")
+    max_iter = _check_int(max_iter, "max_iter", 1)
+    beta = np.zeros(n) if beta0 is None else _check_vector(beta0, n, "beta0")
+    b = 0.0 if b0 is None else _check_scalar(b0, "b0")
+    beta, b, Kbeta, o, n_steps, n_chol, stop = _finite_newton(factors, point, y, c, beta, b, tol, max_iter)
+    objective = 0.5 * float(beta @ Kbeta) + _loss_sum(o[point], y, c)
+    return PrimalResult(coef=beta, intercept=float(b), objective=objective, n_iter=n_steps, stop_reason=stop,
+                        outputs=o, support=(c > 0.0) & (y * o[point] < 1.0), n_inner_iter=n_chol)
 
 
 def kernel_newton(
@@ -401,8 +569,10 @@ def kernel_newton(
     piecewise-quadratic line search of SIGIR 2006 (Table 3).  Every quantity
     the line search needs is a by-product of the outputs (``K beta`` is kept
     up to date), so one step costs one Cholesky of size n_S, ``O(n_S^3)``, and
-    one product with n_S rows of K, ``O(n n_S)``.  The first step from
-    ``beta = 0`` has every point in S.
+    one product with n_S rows of K, ``O(n n_S)``.  The Cholesky factor is kept
+    (:class:`solvers._cholesky.CholeskyCache`): reused when S and the costs
+    repeat, modified in ``O(n_S^2)`` per point when they change by a few
+    points.  The first step from ``beta = 0`` has every point in S.
 
     Stopping rules, checked after each Newton point is computed, in this
     order (``stop_reason``):
@@ -423,9 +593,11 @@ def kernel_newton(
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
+    K : ndarray, shape (n, n), or CholeskyCache
         Symmetric positive semi-definite kernel matrix (symmetry is not
-        checked).  It may be singular or ill-conditioned.
+        checked).  It may be singular or ill-conditioned.  A
+        :class:`solvers._cholesky.CholeskyCache` of it (validated once) keeps
+        the factorization across calls on the same K (warm-started retrains).
     y : array_like, shape (n,)
         Labels in {-1, +1}.
     cost : float or array_like, shape (n,)
@@ -454,7 +626,8 @@ def kernel_newton(
     -------
     PrimalResult
         ``coef`` is beta, ``n_iter`` counts Newton steps (including those on
-        the subset), ``n_inner_iter`` counts Cholesky factorizations.
+        the subset), ``n_inner_iter`` counts the linear systems factored (or
+        reused).
 
     Raises
     ------
@@ -462,92 +635,30 @@ def kernel_newton(
         Bad shapes, non-finite values, labels other than +-1, negative costs,
         ``tol <= 0`` or ``max_iter < 1``.
     """
-    K = _check_K(K)
+    factors = _factors(K)
+    K = factors.K
     n = K.shape[0]
     y = _check_y(y, n)
     c = _check_cost(cost, n)
     tol = check_positive(tol, "tol")
     max_iter = _check_int(max_iter, "max_iter", 1)
-    c2 = 2.0 * c
-    eligible = c > 0.0
-
     beta = np.zeros(n) if beta0 is None else _check_vector(beta0, n, "beta0")
     b = 0.0 if b0 is None else _check_scalar(b0, "b0")
-    n_iter = 0
-    n_chol = 0
+    n_iter = n_chol = 0
     if init_subset is not None:
         init_subset = _check_int(init_subset, "init_subset", 1)
-        pool = np.flatnonzero(eligible)
+        pool = np.flatnonzero(c > 0.0)
         if beta0 is None and b0 is None and init_subset < pool.size:
             sub = np.sort(np.random.default_rng(seed).choice(pool, init_subset, replace=False))
             first = kernel_newton(K[np.ix_(sub, sub)], y[sub], c[sub], tol=tol, max_iter=max_iter)
             beta[sub] = first.coef
             b = first.intercept
             n_iter, n_chol = first.n_iter, first.n_inner_iter
-    nz = np.flatnonzero(beta)
-    # K beta from the rows of the non-zero coefficients: O(n nnz(beta)).
-    Kbeta = K @ beta if 3 * nz.size > n else beta[nz] @ K[nz]
-    o = Kbeta + b
-
-    def objective(beta, Kbeta, o):
-        return 0.5 * float(beta @ Kbeta) + _loss_sum(o, y, c)
-
-    stop_reason = "max_iter"
-    n_steps = 0
-    while n_steps < max_iter:
-        sv = eligible & (y * o < 1.0)
-        idx = np.flatnonzero(sv)
-        beta_bar = np.zeros(n)
-        if idx.size:
-            beta_sv, b_bar, k = _newton_point(K, idx, y[idx], c2[idx])
-            n_chol += k
-            beta_bar[idx] = beta_sv
-            # K beta_bar from the n_S rows of K (K symmetric): O(n n_S); the
-            # full product is cheaper in practice once S is a large fraction.
-            Kbeta_bar = K @ beta_bar if 3 * idx.size > n else beta_sv @ K[idx]
-        else:
-            # No loss anywhere: the model is 1/2 beta^T K beta, minimized by
-            # beta = 0 with b unchanged.
-            b_bar = b
-            Kbeta_bar = np.zeros(n)
-        o_bar = Kbeta_bar + b_bar
-        m_bar = y * o_bar
-        if np.all(m_bar[sv] <= 1.0 + _MARGIN_TOL) and np.all(
-            m_bar[eligible & ~sv] >= 1.0 - _MARGIN_TOL
-        ):
-            # The Newton point keeps the support set: the quadratic it
-            # minimizes is the objective around it, so it is the optimum
-            # (finite termination; same test as SIGIR 2006, Table 1).
-            beta, b, Kbeta, o = beta_bar, b_bar, Kbeta_bar, o_bar
-            n_steps += 1
-            stop_reason = "support_set_stable"
-            break
-        dbeta = beta_bar - beta
-        # phi(t) = 1/2 (beta + t dbeta)^T K (beta + t dbeta) + loss; its
-        # regularizer derivative at t = 0 and t = 1 (SIGIR 2006, Table 3, L and R).
-        reg0 = float(dbeta @ Kbeta)
-        reg1 = float(dbeta @ Kbeta_bar)
-        t, slope0 = _exact_line_search(reg0, reg1, o, o_bar, y, c2, eligible)
-        if -slope0 <= tol * max(objective(beta, Kbeta, o), np.finfo(float).tiny):
-            stop_reason = "newton_decrement"
-            break
-        beta = beta + t * dbeta
-        b = b + t * (b_bar - b)
-        Kbeta = Kbeta + t * (Kbeta_bar - Kbeta)
-        o = Kbeta + b
-        n_steps += 1
-
-    return PrimalResult(
-        coef=beta,
-        intercept=float(b),
-        objective=objective(beta, Kbeta, o),
-        n_iter=n_iter + n_steps,
-        stop_reason=stop_reason,
-        outputs=o,
-        support=eligible & (y * o < 1.0),
-        n_inner_iter=n_chol,
-    )
-
+    point = np.arange(n)
+    beta, b, Kbeta, o, n_steps, k, stop = _finite_newton(factors, point, y, c, beta, b, tol, max_iter)
+    return PrimalResult(coef=beta, intercept=float(b), objective=0.5 * float(beta @ Kbeta) + _loss_sum(o, y, c),
+                        n_iter=n_iter + n_steps, stop_reason=stop, outputs=o, support=(c > 0.0) & (y * o < 1.0),
+                        n_inner_iter=n_chol + k)
 
 # ----------------------------------------------------------------------------
 # L2-SVM-MFN
@@ -879,23 +990,69 @@ class LMResult:
     lam: float
 
 
-def _sytrf_inertia_negative(lu, ipiv) -> int:
-    """Negative eigenvalues of a symmetric matrix from its LAPACK ``?sytrf`` factorization (lower).
+class _ShiftedSystem:
+    """``M(lam) s = rhs`` with ``M(lam) = K_sv + lam D^-1``, for the successive lam of one LM step.
 
-    By Sylvester's law the count equals that of the block-diagonal factor: 1x1 blocks where
-    ``ipiv > 0``, 2x2 blocks on two consecutive rows where ``ipiv < 0``.
+    With ``P = {i: D_ii > 0}`` and ``N = {i: D_ii < 0}``, ``A = K_PP + lam D_P^-1`` is positive
+    definite (K is positive semi-definite) and ``S = K_NN + lam D_N^-1 - K_NP A^-1 K_PN`` is its
+    Schur complement in M. Haynsworth's inertia additivity, ``In(M) = In(A) + In(S)``, makes the
+    test of Alg. 6 -- M has exactly ``|N|`` negative eigenvalues, i.e. ``lam K + K D K > 0`` (see
+    :func:`lm_newton`) -- the same as "``-S`` is positive definite". So two Cholesky
+    factorizations, of A and of ``-S``, decide the test and give the solution by block
+    elimination (LAPACK ``dpotrf`` is several times faster than the Bunch-Kaufman ``dsytrf`` of
+    M, and N is usually a few points). The factor of A is the one kept by ``factors``
+    (:class:`solvers._cholesky.CholeskyCache`: reused or modified from the previous step's when
+    P and lam D_P^-1 repeat or change little); the blocks ``K_PN``, ``K_NN`` are gathered once per
+    step, not once per lam.
+
+    Parameters
+    ----------
+    factors : CholeskyCache or ndarray, shape (n, n)
+        The kernel matrix K (wrapped in a new cache if an array).
+    sv : ndarray of int
+        The support vectors (points with ``h != 0``), sorted.
+    D : ndarray, shape (len(sv),)
+        Their curvatures, all non-zero.
     """
-    diag = np.diagonal(lu)
-    two = np.flatnonzero(ipiv < 0)
-    one = np.ones(diag.size, bool)
-    one[two] = False
-    neg = int(np.sum(diag[one] < 0.0))
-    if two.size:
-        k = two[0::2]
-        a, c, off = diag[k], diag[k + 1], lu[k + 1, k]
-        det = a * c - off * off
-        neg += int(np.sum(det < 0.0)) + 2 * int(np.sum((det >= 0.0) & (a + c < 0.0)))
-    return neg
+
+    def __init__(self, factors, sv, D):
+        self.factors = _factors(factors)
+        self.P = np.flatnonzero(D > 0.0)
+        self.N = np.flatnonzero(D < 0.0)
+        if self.P.size + self.N.size != len(D) or not len(D):
+            # a NaN curvature is in neither block and would leave its step entry unset
+            raise ValueError("the curvatures D must be finite and non-zero, and there must be at least one")
+        self.iP, iN = sv[self.P], sv[self.N]
+        self.inv_D_P = 1.0 / D[self.P]
+        if self.N.size:
+            self.K_PN = self.factors.block(self.iP, iN)
+            self.K_NN = self.factors.block(iN, iN)
+            self.inv_D_N = 1.0 / D[self.N]
+
+    def solve(self, lam, rhs):
+        """``M(lam)^-1 rhs``, or None if ``lam K + K D K`` is not positive definite at this lam."""
+        P, N = self.P, self.N
+        if P.size:
+            if not self.factors.factor(self.iP, lam * self.inv_D_P):
+                return None
+            if not N.size:
+                return self.factors.solve(rhs)
+            Y = self.factors.solve(self.K_PN)  # A^-1 K_PN
+            minus_S = self.K_PN.T @ Y
+            minus_S -= self.K_NN
+            z_P = self.factors.solve(rhs[P])
+            r_N = rhs[N] - self.K_PN.T @ z_P
+        else:
+            minus_S, r_N = -self.K_NN, rhs[N]
+        minus_S.flat[:: N.size + 1] -= lam * self.inv_D_N
+        L_N, info = dpotrf(minus_S, lower=1, overwrite_a=1, clean=0)
+        if info != 0:
+            return None
+        s = np.empty(rhs.size)
+        s[N] = -dpotrs(L_N, r_N, lower=1)[0]
+        if P.size:
+            s[P] = z_P - Y @ s[N]
+        return s
 
 
 def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
@@ -917,18 +1074,20 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
     ``rhs = -(g_sv - D_sv K_sv,nsv g_nsv / lam)``. The paper solves this system through the
     Cholesky factor A of K_sv (``s_sv = A^{-1} B^{-1} A rhs``, ``B = lam I + A D_sv A^T``, whose
     Cholesky factorization also tests ``lam K + K D K > 0``); we solve the equivalent symmetric
-    system ``(K_sv + lam D_sv^{-1}) s_sv = D_sv^{-1} rhs`` instead, with one factorization of
-    size n_sv and no product ``A D A^T``: a Cholesky factorization when every ``D_ii > 0`` (the
-    matrix is then positive definite even for a singular K, and so is the Hessian), otherwise a
-    Bunch-Kaufman LDL^T (LAPACK ``dsytrf``) whose inertia gives the test -- by Haynsworth's inertia additivity,
-    ``lam K_sv^{-1} + D_sv > 0`` (i.e. B > 0) if and only if ``K_sv + lam D_sv^{-1}`` has exactly
-    as many negative eigenvalues as D_sv. If the test fails, lam is multiplied by 4 (Fletcher
-    1987, Alg. 5.2.7). With ``rho`` the ratio of the actual decrease to the decrease predicted by
-    the quadratic model (true Hessian), the step is taken if ``rho > 0``; lam is multiplied by 4
-    if ``rho < 0.25`` and set to ``max(1, lam / 2)`` if ``rho > 0.75`` (the text of Alg. 6 reads
+    system ``(K_sv + lam D_sv^{-1}) s_sv = D_sv^{-1} rhs`` instead, with no product ``A D A^T``.
+    By Haynsworth's inertia additivity, ``lam K_sv^{-1} + D_sv > 0`` (i.e. B > 0) if and only if
+    ``K_sv + lam D_sv^{-1}`` has exactly as many negative eigenvalues as D_sv; the system and
+    this test are solved by :class:`_ShiftedSystem` (one Cholesky factorization when every
+    ``D_ii > 0`` -- the matrix is then positive definite even for a singular K -- and two on a
+    block split otherwise). If the test fails, lam is multiplied by 4 (Fletcher 1987, Alg.
+    5.2.7). With ``rho`` the ratio of the actual decrease to the decrease predicted by the
+    quadratic model (true Hessian), the step is taken if ``rho > 0``; lam is multiplied by 4 if
+    ``rho < 0.25`` and set to ``max(1, lam / 2)`` if ``rho > 0.75`` (the text of Alg. 6 reads
     "rho > 0.25" and "min(1, lam/2)" -- extraction slips: lam >= 1 by the paper's own
     definition, and Fletcher's rule enlarges the ridge when the model is poor). One step costs
-    ``O(n_sv^3)`` for the factorization and ``O(n^2)`` for ``K s``.
+    ``O(n^2)`` for ``K s`` and, for the factorization, ``O(n_sv^3)`` -- or nothing when the
+    support vectors, their curvatures and lam repeat, and ``O(n_sv^2)`` per point when they
+    change by a few points (:class:`solvers._cholesky.CholeskyCache`).
 
     Stopping. With the centered kernel of eq. (13) K is singular, so ``g`` need not vanish at a
     minimizer (only ``K g`` does) and the paper's ``Norm(g) <= epsilon`` is replaced by the
@@ -938,8 +1097,10 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
-        Symmetric positive semi-definite kernel matrix (e.g. centered, eq. 13).
+    K : ndarray, shape (n, n), or CholeskyCache
+        Symmetric positive semi-definite kernel matrix (e.g. centered, eq. 13); a
+        :class:`solvers._cholesky.CholeskyCache` of it (validated once) keeps the factorization
+        across calls on the same K (annealing stages, CCCP iterations).
     b : float
         The fixed bias (``2 r~ - 1`` under the mean-output constraint, eq. 12).
     loss : callable
@@ -954,12 +1115,13 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
     -------
     LMResult
     """
-    K = _check_K(K)
+    factors = _factors(K)
+    K = factors.K
     n = K.shape[0]
     b = _check_scalar(b, "b")
     tol = check_positive(tol, "tol")
     max_iter = _check_int(max_iter, "max_iter", 1)
-    beta = np.zeros(n) if beta0 is None else _check_vector(beta0, n, "beta0").copy()
+    beta = np.zeros(n) if beta0 is None else _check_vector(beta0, n, "beta0")
     Kbeta = K @ beta if np.any(beta) else np.zeros(n)
     o = Kbeta + b
     value, d, h = loss(o)
@@ -976,39 +1138,30 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
         nsv = np.flatnonzero(~sv_mask)
         n_sv = sv.size
         if n_sv:
-            Ksv = K[np.ix_(sv, sv)]
-            Dsv = h[sv]
-            inv_D = 1.0 / Dsv
-            n_neg = int(np.sum(Dsv < 0.0))
+            D_sv = h[sv]
+            system = _ShiftedSystem(factors, sv, D_sv)
             # K_sv,nsv g_nsv (eq. 18). After one full step g vanishes on most non-support points
             # (beta_i = -d_i there), so only the rows of the others are read: O(n nnz).
             gz = nsv[g[nsv] != 0.0]
-            KsvN_gN = (g[gz] @ K[gz])[sv] if 3 * gz.size < n else K[sv] @ np.where(sv_mask, 0.0, g)
+            if 3 * gz.size < n:
+                KsvN_gN = (g[gz] @ np.take(K, gz, axis=0))[sv]
+            else:
+                KsvN_gN = np.take(K, sv, axis=0) @ np.where(sv_mask, 0.0, g)
         while lam <= 1e12:
             s = np.empty(n)
             s[nsv] = -g[nsv] / lam
             if not n_sv:
                 break
-            M = Ksv.copy()
-            M[np.diag_indices_from(M)] += lam * inv_D
-            rhs = inv_D * -(g[sv] - Dsv * KsvN_gN / lam)
-            try:
-                if n_neg == 0:
-                    s[sv] = sla.cho_solve(sla.cho_factor(M, lower=True, overwrite_a=True, check_finite=False),
-                                          rhs, check_finite=False)
-                    break
-                lu, ipiv, info = _sytrf(M, lower=1, overwrite_a=1)
-                if info >= 0 and _sytrf_inertia_negative(lu, ipiv) == n_neg:
-                    s[sv], _ = _sytrs(lu, ipiv, rhs, lower=1)
-                    break
-            except (np.linalg.LinAlgError, sla.LinAlgError):
-                pass
+            s_sv = system.solve(lam, -(g[sv] - D_sv * KsvN_gN / lam) / D_sv)
+            if s_sv is not None:
+                s[sv] = s_sv
+                break
             lam *= 4.0  # lam K + K D K is not positive definite (Alg. 6)
         if lam > 1e12:
             stop = "stalled"
             break
         nz = np.flatnonzero(s)
-        Ks = s[nz] @ K[nz] if 3 * nz.size < n else K @ s  # rows of the non-zero steps only (K symmetric)
+        Ks = s[nz] @ np.take(K, nz, axis=0) if 3 * nz.size < n else K @ s  # rows of the non-zero steps only
         # Quadratic model with the true Hessian K + K D K (rho of Alg. 6).
         pred = float(Ks @ g) + 0.5 * float(s @ Ks) + 0.5 * float(Ks @ (h * Ks))
         if lam == 1.0 and -pred <= tol * max(1.0, omega):

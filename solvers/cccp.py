@@ -17,7 +17,7 @@ point currently classified ``y_j = sign(f_j)`` gets the convex loss
         f <- argmin 1/2||f||^2 + C sum_lab max(0, 1 - y_i f_i)^2 + C* sum_unl L~(y_j f_j)
     until the y_j do not change
 
-Each convex step is solved by the primal Newton core :func:`solvers._lm.lm_newton` (JMLR
+Each convex step is solved by the primal Newton core :func:`solvers._primal.lm_newton` (JMLR
 2008 eq. 18; the problem is convex, so no ridge is needed and it runs as a plain Newton method
 with finite termination on the piecewise-quadratic objective), warm-started from the previous
 step. The paper solves in "Method 1" variables (``w`` over explicit features); the minimizer in
@@ -36,7 +36,7 @@ import numpy as np
 
 from ._losses import cccp_convex_loss
 from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, labeled_loss_terms, s3vm_objective_p2
-from ._lm import lm_newton
+from ._primal import CholeskyCache, lm_newton
 from ._validation import check_int
 
 __all__ = ["CCCP"]
@@ -120,7 +120,8 @@ class CCCP(MeanOutputS3VM):
             return loss
 
         # Alg. 4: start from the supervised SVM (same centered kernel and fixed bias).
-        res = lm_newton(K, b, supervised_loss, None, tol=tol, max_iter=max_iter)
+        factors = CholeskyCache(K)  # one factorization cache for every convex step of this solve
+        res = lm_newton(factors, b, supervised_loss, None, tol=tol, max_iter=max_iter)
         beta, o = res.coef, res.outputs
         schedule = c_star_schedule(C_star, self.anneal_steps if self.anneal else 1, self.anneal_start)
         trace, n_cccp, stop = [], 0, "labels_converged"
@@ -128,7 +129,7 @@ class CCCP(MeanOutputS3VM):
             y_u = np.where(o[unl] >= 0.0, 1.0, -1.0)
             newton_it, converged = 0, False
             for k in range(int(self.max_cccp_iter)):
-                res = lm_newton(K, b, convex_loss(cs, y_u), beta, tol=tol, max_iter=max_iter)
+                res = lm_newton(factors, b, convex_loss(cs, y_u), beta, tol=tol, max_iter=max_iter)
                 beta, o = res.coef, res.outputs
                 newton_it += res.n_iter
                 n_cccp += 1

@@ -44,7 +44,7 @@ from ._annealing import (LOSSES, NuRoot, _AnnealingParams, _log_pq, bernoulli_en
 from ._balance import n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
-from ._pooled_newton import kernel_newton_terms
+from ._primal import CholeskyCache, kernel_newton_terms
 from ._validation import check_int as _check_int
 from ._validation import check_positive
 
@@ -139,7 +139,7 @@ class _L2Step(_DuplicatedStep):
     loss"; Keerthi & DeCoste 2005; Chapelle 2007), warm-started from the previous solution
     ("seeding", ICML 2006).
 
-    :func:`solvers._pooled_newton.kernel_newton_terms` runs it on the points with the two terms
+    :func:`solvers._primal.kernel_newton_terms` runs it on the points with the two terms
     of an unlabeled point pooled in each Newton system: the iterates of
     :func:`solvers._primal.kernel_newton` on the duplicated set (collapsed), with systems of at
     most n rows instead of n + u.
@@ -148,11 +148,12 @@ class _L2Step(_DuplicatedStep):
     def __init__(self, K, y_pm, labeled, C, C_star, tol, max_iter):
         super().__init__(K, y_pm, labeled, C, C_star)
         self.tol, self.max_iter = tol, max_iter
+        self.factors = CholeskyCache(self.K)  # kept across the f-steps of the annealing
         self.beta = None
         self.b = None
 
     def solve(self, p, beta0=None, b0=None):
-        res = kernel_newton_terms(self.K, self.idx, self.yd, self.costs(p), beta0=self.beta, b0=self.b,
+        res = kernel_newton_terms(self.factors, self.idx, self.yd, self.costs(p), beta0=self.beta, b0=self.b,
                                   tol=self.tol, max_iter=self.max_iter)
         self.beta, self.b = res.coef, float(res.intercept)
         self.n_factorizations += res.n_inner_iter
@@ -263,7 +264,7 @@ class DA(_AnnealingParams, BaseS3VM):
     select : {"best", "last"}, default="best"
         Return the best solution on the path (ICML 2006) or the last one (JMLR 2008 Alg. 2).
     tol : float, default=1e-9
-        Newton-decrement tolerance of the l2 f-step (:func:`solvers._pooled_newton.kernel_newton_terms`).
+        Newton-decrement tolerance of the l2 f-step (:func:`solvers._primal.kernel_newton_terms`).
     max_iter : int, default=100
         Newton steps per l2 f-step at most.
     svc_tol : float, default=1e-3

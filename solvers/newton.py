@@ -10,7 +10,7 @@ unlabeled mean by eq. 13 and bias fixed at ``b = 2 r~ - 1``, eq. 12)::
 with the quadratic hinge ``l_L = max(0, 1 - t)^2`` and either the flat piecewise-quadratic loss
 of Fig. 7 (``loss="flat"``, :func:`solvers._losses.flat_unlabeled_loss`) or the plain
 ``max(0, 1 - |t|)^2`` (``loss="quadratic"``, Fig. 2). Each annealing stage is minimized by
-:func:`solvers._lm.lm_newton` (Alg. 6, step by eq. 18 at ``O(n_sv^3 + n^2)``), warm-started
+:func:`solvers._primal.lm_newton` (Alg. 6, step by eq. 18 at ``O(n_sv^3 + n^2)``), warm-started
 from the previous stage; C* is annealed "as for nabla-S3VM" (Sec. 4.2): ``2^(i-10) C*``,
 i = 1..10. The first stage starts from beta = 0 (Alg. 6), where every unlabeled output equals b.
 """
@@ -21,7 +21,7 @@ import numpy as np
 
 from ._losses import FLAT_LOSS_DEFAULTS, flat_unlabeled_loss, symmetric_squared_hinge_loss
 from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, labeled_loss_terms, s3vm_objective_p2
-from ._lm import lm_newton
+from ._primal import CholeskyCache, lm_newton
 
 __all__ = ["NewtonS3VM"]
 
@@ -50,7 +50,7 @@ class NewtonS3VM(MeanOutputS3VM):
     anneal_start : float, default=2**-9
         First C* as a fraction of the final one; ``anneal_steps=1`` disables annealing.
     tol : float, default=1e-10
-        Relative Newton-decrement tolerance of each stage (:func:`solvers._lm.lm_newton`).
+        Relative Newton-decrement tolerance of each stage (:func:`solvers._primal.lm_newton`).
     max_iter : int, default=200
         Levenberg-Marquardt iterations per stage at most.
 
@@ -112,12 +112,13 @@ class NewtonS3VM(MeanOutputS3VM):
                 return v_l + cs * float(np.sum(U.value)), d, h
             return loss
 
+        factors = CholeskyCache(K)  # one factorization cache for every stage of this solve
         beta = None
         trace = []
         n_iter = 0
         res = None
         for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start):
-            res = lm_newton(K, b, make_loss(cs), beta, tol=float(self.tol), max_iter=int(self.max_iter))
+            res = lm_newton(factors, b, make_loss(cs), beta, tol=float(self.tol), max_iter=int(self.max_iter))
             beta = res.coef
             n_iter += res.n_iter
             reg = 0.5 * float(beta @ (res.outputs - b))

@@ -84,7 +84,7 @@ import numpy as np
 from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
 from ._losses import hinge_loss, squared_hinge_loss
-from ._primal import PrimalResult, kernel_newton, l2svm_mfn
+from ._primal import CholeskyCache, PrimalResult, kernel_newton, l2svm_mfn
 from ._validation import check_positive
 
 __all__ = ["LOSSES", "S3VMLight", "anneal_schedule", "best_swap_pairs"]
@@ -175,7 +175,8 @@ class _KernelTrainer:
     """L2-SVM on the Gram matrix by primal Newton, warm-started (coef = beta over all points)."""
 
     def __init__(self, gram, tol, max_iter):
-        self.K, self.tol, self.max_iter = gram, tol, max_iter
+        # The Newton systems' factorization is kept across the retrains of one fit.
+        self.K, self.tol, self.max_iter = CholeskyCache(gram), tol, max_iter
 
     def supervised(self, y, cost):
         # Cost 0 on the unlabeled points: the Newton steps only involve the labeled ones.

@@ -15,7 +15,7 @@ from solvers._balance import dichotomic_search, n_positive
 from solvers._kernels import center_kernel, gaussian_kernel
 from solvers._losses import (cccp_convex_loss, exp_unlabeled_loss, flat_unlabeled_loss,
                              smoothed_exp_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss)
-from solvers._lm import _ShiftedSystem, lm_newton
+from solvers._primal import CholeskyCache, _ShiftedSystem, lm_newton
 from solvers._mean_output import c_star_schedule, labeled_loss_terms
 from solvers.cccp import CCCP
 from solvers.cs3vm import CS3VM, gamma_schedule
@@ -230,11 +230,10 @@ def test_shifted_system_single_point_and_bad_curvatures():
             _ShiftedSystem(K, np.arange(len(D)), np.array(D))
 
 
-def test_lm_newton_same_iterates_as_the_ldlt_version():
-    """The block-Cholesky step reproduces the Bunch-Kaufman one it replaced (the copy left in
-    solvers._primal until that module is next edited) on a problem with negative curvature."""
-    from solvers._primal import lm_newton as lm_newton_ldlt
-
+def test_lm_newton_kept_factorization_same_iterates():
+    """One CholeskyCache kept across successive solves (as Newton's annealing stages and CCCP's
+    convex steps do) gives the iterates of fresh factorizations, to rounding, on a problem with
+    negative curvature; an unchanged system is not factored again."""
     X = two_moons(1).X
     labeled = np.zeros(X.shape[0], bool)
     labeled[:4] = True
@@ -242,20 +241,29 @@ def test_lm_newton_same_iterates_as_the_ldlt_version():
     K, _ = center_kernel(gaussian_kernel(X, sigma=0.5), ~labeled)
     negative = []
 
-    def loss(o):
-        v, d_l, h_l = labeled_loss_terms(o[labeled], y_lab, 10.0)
-        U = flat_unlabeled_loss(o[~labeled])
-        negative.append(int(np.sum(U.hess < 0)))
-        return v + 10.0 * U.value.sum(), np.r_[d_l, 10.0 * U.grad], np.r_[h_l, 10.0 * U.hess]
+    def make_loss(cs):
+        def loss(o):
+            v, d_l, h_l = labeled_loss_terms(o[labeled], y_lab, 10.0)
+            U = flat_unlabeled_loss(o[~labeled])
+            negative.append(int(np.sum(U.hess < 0)))
+            return v + cs * U.value.sum(), np.r_[d_l, cs * U.grad], np.r_[h_l, cs * U.hess]
+        return loss
 
     beta0 = 0.05 * np.random.default_rng(1).standard_normal(X.shape[0])
-    new = lm_newton(K, 0.1, loss, beta0)
+    cache = CholeskyCache(K)
+    kept, fresh = [], []
+    b0k = b0f = beta0
+    for cs in (0.5, 2.0, 10.0):
+        kept.append(lm_newton(cache, 0.1, make_loss(cs), b0k))
+        fresh.append(lm_newton(K, 0.1, make_loss(cs), b0f))
+        b0k, b0f = kept[-1].coef, fresh[-1].coef
     assert max(negative) > 0  # the indefinite systems were met
-    old = lm_newton_ldlt(K, 0.1, loss, beta0)
-    assert (new.n_iter, new.n_accepted, new.stop_reason, new.n_sv) == (old.n_iter, old.n_accepted, old.stop_reason,
-                                                                       old.n_sv)
-    assert new.objective == pytest.approx(old.objective, rel=1e-10)
-    np.testing.assert_allclose(new.outputs, old.outputs, rtol=1e-7, atol=1e-9)
+    assert cache.n_reuse + cache.n_modify > 0
+    for new, old in zip(kept, fresh):
+        assert (new.n_iter, new.n_accepted, new.stop_reason, new.n_sv) == (old.n_iter, old.n_accepted,
+                                                                           old.stop_reason, old.n_sv)
+        assert new.objective == pytest.approx(old.objective, rel=1e-10)
+        np.testing.assert_allclose(new.outputs, old.outputs, rtol=1e-7, atol=1e-9)
 
 
 def test_lm_newton_bad_input():

@@ -1,0 +1,255 @@
+"""Cholesky factors of ``K_SS + diag(d_S)`` over a changing index set S, kept between Newton steps.
+
+The kernel Newton methods (:func:`solvers._primal.kernel_newton`, :func:`solvers._primal.lm_newton`;
+JMLR 2008 eqs. 16-18, Chapelle 2007) solve, at every step, a system whose matrix is the kernel
+block of the current support vectors S plus a diagonal: ``K_SS + diag(1/(2 c_S))`` (L2-SVM
+Newton point) or ``K_SS + lam D_S^-1`` (Levenberg-Marquardt step, eq. 18). Between consecutive
+steps S usually changes by a few points and the diagonal by a few entries, and often not at all.
+:class:`CholeskyCache` keeps the last lower Cholesky factor and, for a new (S, d):
+
+* returns it unchanged when S and d are the same (the factor is bit-for-bit what a new
+  factorization would give);
+* otherwise, when few points enter or leave S or few diagonal entries change, modifies it: a
+  point leaving S deletes a row and column of the factor (a rank-one update of the trailing
+  block), a changed diagonal entry is a rank-one update or downdate ``+- |delta| e_i e_i^T``
+  (Golub & Van Loan, Matrix Computations, Sec. 6.5.4), and entering points are appended by block
+  elimination (``L21 = K_new,S L^-T``, Cholesky of the Schur complement). Each costs ``O(m^2)``
+  against ``O(m^3)`` for a new factorization;
+* otherwise, or when a downdate loses positive definiteness, factors anew with LAPACK
+  ``dpotrf`` from the block gathered with :func:`numpy.take` (rows, then columns); the last
+  gathered block is kept, so a new diagonal on the same points (the successive lam of a
+  Levenberg-Marquardt step) costs a copy, not a gather.
+
+The factor's rows are in the order the points entered, not necessarily sorted; :meth:`solve`
+permutes right-hand sides accordingly. A modified factor is exact up to rounding (rank-one
+modifications are backward stable), so solutions agree with a new factorization to rounding, not
+bit for bit; a new factorization is forced after ``refresh`` modified points to bound the drift.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from scipy.linalg.blas import dtrsm
+from scipy.linalg.lapack import dpotrf, dpotrs
+
+from ._validation import check_kernel_matrix
+
+__all__ = ["CholeskyCache"]
+
+#: Cost of a rank-one modification per element of the trailing block it sweeps (``(m - j)^2 / 2``
+#: elements from row j), and of gathering or copying one element, in flops of LAPACK's blocked
+#: ``dpotrf`` (which costs ``m^3 / 3``); measured on one core. They decide between modifying a
+#: factor and factoring anew.
+_SWEEP_COST = 66.0
+_COPY_COST = 40.0
+
+
+@njit(cache=True, nogil=True)
+def _rank_one(L, x, sign, start):  # pragma: no cover - compiled
+    """In place ``L L^T + sign x x^T`` (sign = +-1) on rows/columns ``>= start``; False if not PD.
+
+    ``x`` is overwritten; its entries before ``start`` must be zero. ``L`` is lower triangular,
+    Fortran-ordered (columns contiguous).
+    """
+    m = L.shape[0]
+    for k in range(start, m):
+        lkk = L[k, k]
+        xk = x[k]
+        if xk == 0.0:
+            continue
+        r2 = lkk * lkk + sign * xk * xk
+        if not r2 > 0.0:
+            return False
+        r = np.sqrt(r2)
+        c = r / lkk
+        s = xk / lkk
+        inv_c = 1.0 / c
+        ss = sign * s
+        L[k, k] = r
+        col = L[k + 1:, k]
+        xs = x[k + 1:]
+        for i in range(col.size):
+            lik = (col[i] + ss * xs[i]) * inv_c
+            col[i] = lik
+            xs[i] = c * xs[i] - s * lik
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _delete(L, rows, keep, out):  # pragma: no cover - compiled
+    """Factor of the matrix without the rows/columns ``rows`` (increasing) into ``out``.
+
+    Deleting row/column j of ``A = L L^T`` leaves the factor with row and column j removed and
+    its trailing block updated by ``+ L[j+1:, j] L[j+1:, j]^T``. The updates are applied in
+    place in increasing j (a later deleted row stays a valid row until its turn), then the kept
+    rows/columns ``keep`` are copied to ``out`` (lower, Fortran-ordered). ``L`` is overwritten.
+    """
+    m = L.shape[0]
+    x = np.zeros(m)
+    for j in rows:
+        x[: j + 1] = 0.0
+        for r in range(j + 1, m):
+            x[r] = L[r, j]
+        _rank_one(L, x, 1.0, j + 1)
+    k = keep.size
+    for c in range(k):
+        oc = keep[c]
+        for r in range(c, k):
+            out[r, c] = L[keep[r], oc]
+
+
+class CholeskyCache:
+    """The last Cholesky factor of ``K_SS + diag(d)`` for one kernel matrix K (module docstring).
+
+    Parameters
+    ----------
+    K : array_like, shape (n, n)
+        Symmetric positive semi-definite (symmetry is not checked); validated here, once (dense,
+        square, finite), converted to float64 if needed but otherwise not copied: it must not
+        change while the cache is used.
+    refresh : int, default=200
+        Points modified (entered, left, or with a changed diagonal) after which the next change
+        is a new factorization.
+
+    Attributes
+    ----------
+    n_factor, n_reuse, n_modify : int
+        New factorizations, unchanged reuses and modifications so far.
+    """
+
+    def __init__(self, K, refresh=200):
+        self.K = K = check_kernel_matrix(K)
+        self.refresh = int(refresh)
+        self._order = None  # point of each row of the factor
+        self._diag = None  # d of each row of the factor
+        self._L = None  # lower factor, Fortran-ordered
+        self._perm = None  # rows of the last request, in factor order (None: identity)
+        self._drift = 0
+        self._block_idx = self._block = None  # the last gathered K[idx, idx]
+        self._pos = np.full(K.shape[0], -1, dtype=np.intp)
+        self.n_factor = self.n_reuse = self.n_modify = 0
+
+    # ---------------------------------------------------------------- gathering
+    def block(self, rows, cols):
+        """``K[rows][:, cols]`` gathered with ``take`` (rows, then columns), C-ordered."""
+        return np.take(np.take(self.K, rows, axis=0), cols, axis=1)
+
+    # ---------------------------------------------------------------- factoring
+    def factor(self, idx, diag):
+        """Factor ``K[idx, idx] + diag(diag)``; returns False if it is not (numerically) PD.
+
+        ``idx`` holds distinct point indices (any order); :meth:`solve` then takes right-hand
+        sides aligned with it.
+        """
+        idx = np.asarray(idx, dtype=np.intp)
+        diag = np.asarray(diag, dtype=np.float64)
+        if self._L is not None:
+            if (idx.size == self._order.size and np.array_equal(idx, self._order)
+                    and np.array_equal(diag, self._diag)):
+                self._perm = None
+                self.n_reuse += 1
+                return True
+            if self._modify(idx, diag):
+                return True
+        return self._new(idx, diag)
+
+    def _new(self, idx, diag):
+        m = idx.size
+        if self._block_idx is not None and np.array_equal(idx, self._block_idx):
+            M = self._block.copy()  # same points, new diagonal (a new Levenberg-Marquardt lam)
+        else:
+            M = self.K.copy() if m == self.K.shape[0] and np.array_equal(idx, np.arange(m)) else self.block(idx, idx)
+            self._block_idx, self._block = idx.copy(), M.copy()
+        M.flat[:: m + 1] += diag
+        L, info = dpotrf(M, lower=1, overwrite_a=1, clean=0)
+        self.n_factor += 1
+        self._perm = None
+        if info != 0:
+            self._L = self._order = self._diag = None
+            return False
+        self._L, self._order, self._diag, self._drift = L, idx.copy(), diag.copy(), 0
+        return True
+
+    def _modify(self, idx, diag):
+        """Modify the kept factor toward (idx, diag) if that is cheaper; False when it was not done."""
+        order, old_diag = self._order, self._diag
+        m_old, m_new = order.size, idx.size
+        pos = self._pos
+        pos[idx] = np.arange(m_new)
+        where = pos[order]  # row of each kept point in the request, -1 if it leaves
+        pos[idx] = -1
+        stay = where >= 0
+        leave = np.flatnonzero(~stay)
+        enter_mask = np.ones(m_new, bool)
+        enter_mask[where[stay]] = False
+        enter = np.flatnonzero(enter_mask)
+        delta = np.zeros(m_old)
+        delta[stay] = diag[where[stay]] - old_diag[stay]
+        changed = np.flatnonzero(delta)
+        n_mod = leave.size + enter.size + changed.size
+        if self._drift + n_mod > self.refresh:
+            return False
+        # Work of the modification (rank-one sweeps over trailing blocks, the compaction, the
+        # appended rows) against a new factorization (gather, dpotrf), in dpotrf flops.
+        m_keep = m_old - leave.size
+        sweeps = float(np.sum((m_old - leave) ** 2)) + float(np.sum((m_old - changed) ** 2))
+        work = (_SWEEP_COST / 2.0 * sweeps + (_COPY_COST * m_keep * m_keep if leave.size else 0.0)
+                + (m_keep * m_keep + _COPY_COST * m_keep) * enter.size)
+        if work > m_new ** 3 / 3.0 + 2.0 * _COPY_COST * m_new * m_new:
+            return False
+        L = self._L
+        x = np.empty(m_old)
+        # Diagonal changes first (updates before downdates), on the full kept factor.
+        for j in changed[np.argsort(delta[changed] < 0.0, kind="stable")]:
+            x[:] = 0.0
+            x[j] = np.sqrt(abs(delta[j]))
+            if not _rank_one(L, x, 1.0 if delta[j] > 0.0 else -1.0, int(j)):
+                self._L = None
+                return False
+        keep_order = order
+        if leave.size:
+            kept = np.flatnonzero(stay)
+            out = np.empty((m_keep, m_keep), order="F")
+            _delete(L, leave, kept, out)
+            L = out
+            keep_order = order[kept]
+        if enter.size:
+            new_pts = idx[enter]
+            k = enter.size
+            L2 = np.zeros((m_keep + k, m_keep + k), order="F")
+            L2[:m_keep, :m_keep] = L
+            if m_keep:
+                B = np.asfortranarray(self.block(keep_order, new_pts))  # (m_keep, k)
+                L21t = dtrsm(1.0, L, B, lower=1, trans_a=0)  # L^-1 K_S,new
+                L2[m_keep:, :m_keep] = L21t.T
+                S = self.block(new_pts, new_pts) - L21t.T @ L21t
+            else:
+                S = self.block(new_pts, new_pts)
+            S.flat[:: k + 1] += diag[enter]
+            L22, info = dpotrf(S, lower=1, overwrite_a=1, clean=1)
+            if info != 0:
+                self._L = None
+                return False
+            L2[m_keep:, m_keep:] = L22
+            L = L2
+            keep_order = np.concatenate((keep_order, new_pts))
+        self._L = L
+        self._order = keep_order
+        pos[idx] = np.arange(m_new)
+        perm = pos[keep_order]  # row of the request of each factor row
+        pos[idx] = -1
+        self._diag = diag[perm]
+        self._perm = None if np.array_equal(perm, np.arange(m_new)) else perm
+        self._drift += n_mod
+        self.n_modify += 1
+        return True
+
+    def solve(self, rhs):
+        """``(K[idx, idx] + diag)^-1 rhs`` for the last successful :meth:`factor` (rhs aligned with idx)."""
+        perm = self._perm
+        if perm is None:
+            return dpotrs(self._L, rhs, lower=1)[0]
+        out = np.empty_like(rhs, dtype=np.float64)
+        out[perm] = dpotrs(self._L, rhs[perm], lower=1)[0]
+        return out
