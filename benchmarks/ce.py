@@ -1,0 +1,134 @@
+"""CPU cost of the kernel S3VMs in Cholesky equivalents on one Uspst one-vs-rest problem.
+
+The command-line measurement behind the asv suite :mod:`benchmarks.bench_ce`, run as ::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 S3VM_DATA_MIRROR=/work/shared/data \\
+        .venv/bin/python -m benchmarks.ce [--solvers cccp newton grad_s3vm cs3vm] [--repeat N]
+
+The problem is the first one-versus-rest problem of the common protocol (JMLR 2008 Sec. 5.2) on
+Uspst split 0: digit 0 (class index 0) against the nine others, exact r, Table 5 settings
+(sigma = 7.4, C = C* = 38). It is run through :func:`harness.protocol.run_split` on the two-class
+relabeling of the data set, which builds the same binary problem (labels, unlabeled block, exact r,
+protocol objective) as the multi-class run does for class 0, and applies the protocol's handling
+of each solver (its own dichotomic search for the mean-output solvers, the harness's search or
+threshold shift otherwise).
+
+Reported per solver, median over ``--repeat`` runs:
+
+* fit CPU seconds (``time.process_time`` around every ``fit`` call the protocol makes, the
+  dichotomic search included; the protocol's own L2-SVM objective is not counted) and wall seconds;
+* CE, the fit CPU seconds divided by the CPU seconds of one dense Cholesky factorization
+  (``scipy.linalg.cho_factor``) of the 2007 x 2007 Gaussian kernel (plus the identity, so that it
+  is numerically positive definite), timed in the same process (median of ``--chol`` runs);
+* the protocol objective, the unlabeled error and the number of positive unlabeled outputs, so
+  that a faster solver can be checked to give the same result.
+
+Keep BLAS on one thread (the environment variables above): CE is meant to be comparable across
+machines, not to measure BLAS's threading.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import time
+
+import numpy as np
+import scipy.linalg as sla
+from sklearn.metrics.pairwise import rbf_kernel
+
+DEFAULT_SOLVERS = ("cccp", "newton", "grad_s3vm", "cs3vm")
+DIGIT = 0
+
+
+def uspst_problem(split_index: int = 0, digit: int = DIGIT):
+    """Uspst split ``split_index`` as the two-class data set "``digit`` against the rest".
+
+    Returns
+    -------
+    ds : data_registry.Dataset
+        Uspst with ``y = 1`` on ``digit`` and 0 elsewhere (no separate test set).
+    split : data_registry.Split
+        The JMLR 2008 split (Table 4's l = 50) of the original data set.
+    settings : harness.protocol.ProtocolSettings
+        JMLR 2008 Table 5 settings of uspst, exact r.
+    """
+    from data_registry import load_dataset, make_splits
+    from harness.protocol import ProtocolSettings
+
+    ds = load_dataset("uspst")
+    split = make_splits(ds, "jmlr2008")[split_index]
+    y = (ds.y == digit).astype(np.int64)
+    binary = dataclasses.replace(ds, y=y, class_names=("rest", ds.class_names[digit]), splits={}, X_test=None,
+                                 y_test=None)
+    return binary, split, ProtocolSettings.for_dataset("uspst")
+
+
+def cholesky_seconds(ds, split, settings, repeat: int = 5) -> float:
+    """Median CPU seconds of ``cho_factor`` on the Gaussian kernel of the training points (+ I)."""
+    X = ds.X[np.r_[split.labeled, split.unlabeled]]
+    K = rbf_kernel(X, gamma=1.0 / (2.0 * settings.sigma ** 2))
+    K[np.diag_indices_from(K)] += 1.0
+    times = []
+    for _ in range(repeat):
+        A = K.copy()
+        t0 = time.process_time()
+        sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+        times.append(time.process_time() - t0)
+    return statistics.median(times)
+
+
+def _timed(cls, clock: list):
+    """A subclass of ``cls`` whose ``fit`` adds its CPU seconds to ``clock[0]`` (same parameters)."""
+
+    def fit(self, X, y):
+        t0 = time.process_time()
+        try:
+            return cls.fit(self, X, y)
+        finally:
+            clock[0] += time.process_time() - t0
+
+    return type(cls.__name__, (cls,), {"fit": fit, "__module__": cls.__module__, "__doc__": cls.__doc__})
+
+
+def run_solver(name: str, ds, split, settings):
+    """One protocol run of solver ``name``: (fit CPU s, wall s, objective, unlabeled error, n_pos)."""
+    from harness.protocol import run_split
+    from solvers import get_solver
+
+    clock = [0.0]
+    cls = _timed(get_solver(name), clock)
+    t0 = time.perf_counter()
+    res = run_split(cls, {}, ds, split, settings)
+    wall = time.perf_counter() - t0
+    b = res.binary[0]
+    return clock[0], wall, res.objective, res.unlabeled_error, b.n_pos, b.n_pos_target
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.ce", description=__doc__.splitlines()[0])
+    ap.add_argument("--solvers", nargs="+", default=list(DEFAULT_SOLVERS))
+    ap.add_argument("--repeat", type=int, default=1, help="protocol runs per solver (median reported)")
+    ap.add_argument("--chol", type=int, default=5, help="Cholesky factorizations timed (median)")
+    args = ap.parse_args(argv)
+
+    ds, split, settings = uspst_problem()
+    chol = cholesky_seconds(ds, split, settings, args.chol)
+    n = split.labeled.size + split.unlabeled.size
+    print(f"uspst split {split.index}, digit {DIGIT} vs rest: n = {n}, l = {split.labeled.size}, "
+          f"sigma = {settings.sigma}, C = C* = {settings.C}")
+    print(f"one dense Cholesky of the {n} x {n} kernel: {chol:.4f} CPU s (median of {args.chol})")
+    print(f"{'solver':<12} {'CPU s':>9} {'wall s':>9} {'CE':>8} {'objective':>22} {'unl. error':>10} {'n_pos':>11}")
+    for name in args.solvers:
+        runs = [run_solver(name, ds, split, settings) for _ in range(args.repeat)]
+        cpu = statistics.median(r[0] for r in runs)
+        wall = statistics.median(r[1] for r in runs)
+        _, _, obj, err, n_pos, target = runs[-1]
+        print(f"{name:<12} {cpu:9.3f} {wall:9.3f} {cpu / chol:8.1f} {obj:22.15g} {err:10.6f} "
+              f"{n_pos:>5}/{target:<5}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
