@@ -23,6 +23,12 @@ Reported per solver, median over ``--repeat`` runs:
 * the protocol objective, the unlabeled error and the number of positive unlabeled outputs, so
   that a faster solver can be checked to give the same result.
 
+With ``--table3``, it measures instead Newton S3VM's seconds per binary classifier against JMLR
+2008 Table 3's published ones: one cell of the table (``harness.grid.execute_cell``, split 0 unless
+``--splits`` says more) per data set and loss, its CPU seconds (the whole cell: fits, dichotomic
+search and the protocol's objective) divided by its number of binary problems, and the ratio
+paper / ours.
+
 Keep BLAS on one thread (the environment variables above): CE is meant to be comparable across
 machines, not to measure BLAS's threading.
 """
@@ -106,12 +112,47 @@ def run_solver(name: str, ds, split, settings):
     return clock[0], wall, res.objective, res.unlabeled_error, b.n_pos, b.n_pos_target
 
 
+def table3(splits: int = 1, losses=("Flat", "Quadratic"), echo=print) -> list[dict]:
+    """Newton S3VM's CPU seconds per binary classifier on the rows of JMLR 2008 Table 3, beside the paper's."""
+    from harness.grid import execute_cell
+    from harness.reproduce import build_cells, load_targets
+    from harness.specs import get_spec
+
+    spec = get_spec("jmlr2008-table3")
+    paper = load_targets(spec.key)
+    config_names = [c.label for c in spec.configs]
+    planned = [p for p in build_cells(spec, n_splits=splits)[0] if config_names[p.config] in losses]
+    echo(f"{'data set':<10} {'loss':<10} {'split':>5} {'CPU s/binary':>13} {'paper s':>9} {'paper/ours':>11}")
+    out = []
+    for p in planned:
+        loss = config_names[p.config]
+        row = execute_cell(p.cell)
+        if row["status"] != "done":
+            echo(f"{p.row:<10} {loss:<10} {p.cell.split:>5} {row['status']}: {row.get('error', '')[-200:]}")
+            continue
+        per = row["cpu_seconds"] / row["n_binary"]
+        ref = paper.get((p.row, f"{loss} time"), (None,))[0]
+        ratio = ref / per if ref else float("nan")
+        out.append({"dataset": p.row, "loss": loss, "split": p.cell.split, "cpu_per_binary": per, "paper": ref,
+                    "ratio": ratio})
+        echo(f"{p.row:<10} {loss:<10} {p.cell.split:>5} {per:13.3f} {ref if ref else float('nan'):9.1f} "
+             f"{ratio:10.1f}x", flush=True)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.ce", description=__doc__.splitlines()[0])
     ap.add_argument("--solvers", nargs="+", default=list(DEFAULT_SOLVERS))
     ap.add_argument("--repeat", type=int, default=1, help="protocol runs per solver (median reported)")
     ap.add_argument("--chol", type=int, default=5, help="Cholesky factorizations timed (median)")
+    ap.add_argument("--table3", action="store_true", help="Newton's seconds per binary classifier against "
+                    "JMLR 2008 Table 3 instead")
+    ap.add_argument("--splits", type=int, default=1, help="with --table3: splits per data set")
+    ap.add_argument("--losses", nargs="+", default=["Flat", "Quadratic"], help="with --table3: columns to run")
     args = ap.parse_args(argv)
+    if args.table3:
+        table3(args.splits, tuple(args.losses), echo=lambda *a, **k: print(*a, **k))
+        return 0
 
     ds, split, settings = uspst_problem()
     chol = cholesky_seconds(ds, split, settings, args.chol)
