@@ -23,7 +23,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ._validation import check_positive
+from ._validation import check_kernel_matrix, check_positive
 
 __all__ = [
     "gaussian_kernel",
@@ -216,7 +216,7 @@ class KernelCentering:
         unlabeled : array_like of bool, shape (n,), or of int
             Mask or indices of the unlabeled training points.
         """
-        K = _check_square(K)
+        K = check_kernel_matrix(K)
         idx = _unlabeled_index(unlabeled, K.shape[0])
         train_means = K[:, idx].mean(axis=1)
         grand_mean = float(train_means[idx].mean())
@@ -224,7 +224,7 @@ class KernelCentering:
 
     def center_train(self, K) -> np.ndarray:
         """Center the training Gram matrix it was fitted on (new array)."""
-        K = _check_square(K)
+        K = check_kernel_matrix(K)
         if K.shape[0] != self.train_means.shape[0]:
             raise ValueError(
                 f"K has {K.shape[0]} rows but the centering was fitted on {self.train_means.shape[0]}"
@@ -260,15 +260,6 @@ class KernelCentering:
         Kc -= self.train_means[None, :]
         Kc += self.grand_mean
         return Kc
-
-
-def _check_square(K) -> np.ndarray:
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"kernel matrix must be square, got shape {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError("kernel matrix contains NaN or inf")
-    return K
 
 
 def center_kernel(K, unlabeled) -> tuple[np.ndarray, KernelCentering]:
@@ -376,7 +367,7 @@ def kernel_pca_map(K, method: str = "eigh", rtol: float | None = None):
     pca_map : KernelPCAMap
         ``pca_map.transform(K_new)`` maps new points.
     """
-    K = _check_square(K)
+    K = check_kernel_matrix(K)
     n = K.shape[0]
     if method == "eigh":
         evals, evecs = sla.eigh(K, check_finite=False)

@@ -80,7 +80,7 @@ from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
 from . import _bb_kernels as _kern
 from ._primal import kernel_newton
-from ._validation import check_int, check_positive
+from ._validation import check_int, check_kernel_matrix, check_positive
 
 __all__ = ["BBResult", "BranchAndBoundS3VM", "BruteForceResult", "branch_and_bound", "brute_force",
            "parallel_branch_and_bound",
@@ -283,11 +283,7 @@ def _balanced_bottleneck(lb_pos, lb_neg, k):
 
 
 def _check_problem(K, y, n_pos, C, C_star):
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square (n, n) Gram matrix, got shape {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError("K contains NaN or infinite values")
+    K = check_kernel_matrix(K)
     y = np.asarray(y, dtype=np.float64).ravel()
     if y.size != K.shape[0]:
         raise ValueError(f"y has {y.size} entries but K is {K.shape[0]} x {K.shape[0]}")
