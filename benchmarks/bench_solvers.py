@@ -2,7 +2,7 @@
 
 ``params = (solvers, problems)``: every name in ``solvers.REGISTRY`` (read at import, so a solver
 added later is picked up without touching this file) times the problems of
-:mod:`benchmarks._problems` (``S3VM_ASV_PROFILE=tiny``: two moons and three solvers, for CI).
+:mod:`benchmarks._problems` (``S3VM_ASV_PROFILE``: ``commit`` by default, ``full``, or ``tiny`` for CI).
 
 * :class:`Fit` -- ``time_fit`` and ``peakmem_fit``: one run of the common protocol
   (``harness.protocol.run_split``: training, the dichotomic search where the protocol applies it,
