@@ -146,6 +146,21 @@ def _estimator_for(solver_cls, settings: ProtocolSettings, params: dict):
     return est
 
 
+def _outputs(est, X) -> np.ndarray:
+    """Real-valued outputs of a fitted binary estimator on ``X``, positive for class 1.
+
+    ``decision_function`` where the estimator has one; else ``predict_proba(X)[:, 1] - 1/2``;
+    else ``predict`` as +1 / -1. The harness asks nothing more of a solver than scikit-learn's
+    contract.
+    """
+    if hasattr(est, "decision_function"):
+        return np.asarray(est.decision_function(X), dtype=float)
+    if hasattr(est, "predict_proba"):
+        proba = np.asarray(est.predict_proba(X), dtype=float)
+        return proba[:, list(est.classes_).index(1)] - 0.5
+    return np.where(np.asarray(est.predict(X)) == 1, 1.0, -1.0)
+
+
 def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_test, r, r_fit=None):
     """Fit one binary problem; returns (estimator, outputs on unlabeled, on test, seconds, dichotomic iters).
 
@@ -163,7 +178,7 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
         # per-fit preparation (centered kernel, feature map) for every r~.
         est = base.set_params(r=r)  # r_tilde left as given (None: search)
         est.fit(X_tr, y_tr01)
-        unl_out = est.decision_function(X_unl)
+        unl_out = _outputs(est, X_unl)
         d_iter = int(sum(f.info.get("dichotomic_iter", 0) for f in est.binary_fits_))
     elif getattr(base, "balance", None) == "mean_output" and "r_tilde" in names:
         def solve(r_tilde):
@@ -171,7 +186,7 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
             if "r" in names:
                 est.set_params(r=r)
             est.fit(X_tr, y_tr01)
-            return est.decision_function(X_unl), est
+            return _outputs(est, X_unl), est
 
         res = dichotomic_search(solve, target, r0=r)
         est, unl_out, d_iter = res.payload, res.outputs, res.n_iter
@@ -180,9 +195,9 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
         if "r" in names:
             est.set_params(r=r if r_fit is None else r_fit)
         est.fit(X_tr, y_tr01)
-        unl_out, d_iter = est.decision_function(X_unl), 0
+        unl_out, d_iter = _outputs(est, X_unl), 0
     seconds = time.perf_counter() - t0
-    test_out = est.decision_function(X_test) if X_test is not None else None
+    test_out = _outputs(est, X_test) if X_test is not None else None
     if getattr(base, "balance", None) == "threshold":
         # Combinatorial solvers balance their internal labels; the protocol's predictions use the
         # outputs, so the same bias shift makes exactly round(u r) of them positive (DESIGN.md
@@ -267,7 +282,7 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
             solver_cls, params, settings, X_tr, y_fit, n_lab, X_test, r, r_fit)
         obj = protocol_objective(X_tr[:n_lab], y_pm[:n_lab], X_tr[n_lab:], unl_out, settings, gram)
         binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
-                                     int(np.sum(est.n_iter_)), ";".join(getattr(est, "stop_reason_", []) or []),
+                                     int(np.sum(getattr(est, "n_iter_", 0))), ";".join(getattr(est, "stop_reason_", []) or []),
                                      unl_out, test_out, d_iter, _search_notes(est)))
     unl_err = _error(binaries, y_true[n_lab:], "unlabeled_outputs")
     test_err = _error(binaries, y_test, "test_outputs") if X_test is not None else None

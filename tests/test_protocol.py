@@ -319,3 +319,45 @@ def test_intermediate_solution_is_svm_threshold_retrain():
     assert np.allclose(est.decision_function(X), K @ final.coef + final.intercept, atol=1e-8)
     with pytest.raises(ValueError, match="fraction"):
         IntermediateSolution(fraction=1.0).fit(X, y_fit)
+
+
+class _SelfTrained:
+    """A plain scikit-learn-style classifier (no n_iter_, no stop_reason_): self-training of
+    logistic regression, ``y == -1`` unlabeled; ``proba`` chooses which output method it has."""
+
+    def __init__(self, proba=True):
+        self.proba = proba
+
+    def get_params(self, deep=False):
+        return {"proba": self.proba}
+
+    def set_params(self, **params):
+        self.__dict__.update(params)
+        return self
+
+    def fit(self, X, y):
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.semi_supervised import SelfTrainingClassifier
+
+        self.model_ = SelfTrainingClassifier(LogisticRegression()).fit(X, y)
+        self.classes_ = self.model_.classes_
+        if self.proba:
+            self.predict_proba = self.model_.predict_proba
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+@pytest.mark.parametrize("proba", [True, False])
+def test_a_plain_estimator_needs_only_fit_and_predict(proba):
+    X, y = _blobs(5, n=60, k=3, sep=3.0)
+    ds = Dataset("three", X, y, ("a", "b", "c"))
+    lab, unl = np.arange(9), np.arange(9, 60)
+    split = Split("t", 0, None, lab, unl, np.empty(0, int), np.empty(0, int))
+    res = run_split(_SelfTrained, {"proba": proba}, ds, split, ProtocolSettings(sigma=2.0, C=10.0))
+    assert len(res.binary) == 3 and all(b.n_iter == 0 for b in res.binary)
+    assert 0.0 <= res.unlabeled_error < 0.3 and np.isfinite(res.objective)
+    model = _SelfTrained(proba).fit(X[np.r_[lab, unl]], np.where(np.arange(60) < 9, y == 1, -1).astype(int))
+    expected = model.predict_proba(X[unl])[:, 1] - 0.5 if proba else np.where(model.predict(X[unl]) == 1, 1.0, -1.0)
+    np.testing.assert_allclose(res.binary[1].unlabeled_outputs, expected)
