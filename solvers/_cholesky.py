@@ -16,14 +16,18 @@ steps S usually changes by a few points and the diagonal by a few entries, and o
   elimination (``L21 = K_new,S L^-T``, Cholesky of the Schur complement). Each costs ``O(m^2)``
   against ``O(m^3)`` for a new factorization;
 * otherwise, or when a downdate loses positive definiteness, factors anew with LAPACK
-  ``dpotrf`` from the block gathered with :func:`numpy.take` (rows, then columns); the last
-  gathered block is kept, so a new diagonal on the same points (the successive lam of a
-  Levenberg-Marquardt step) costs a copy, not a gather.
+  ``dpotrf`` from the lower triangle of the block, gathered element by element (``O(m^2)``
+  reads of K, no copy of whole rows) straight into the column-major layout LAPACK works on;
+  the last gathered block is kept, so a new diagonal on the same points (the successive lam of
+  a Levenberg-Marquardt step) costs a copy, not a gather.
 
 The factor's rows are in the order the points entered, not necessarily sorted; :meth:`solve`
-permutes right-hand sides accordingly. A modified factor is exact up to rounding (rank-one
-modifications are backward stable), so solutions agree with a new factorization to rounding, not
-bit for bit; a new factorization is forced after ``refresh`` modified points to bound the drift.
+permutes right-hand sides accordingly. :meth:`forward` and :meth:`backward` are its two
+triangular halves (``L^-1``, ``L^-T``), for block elimination on a larger system (the
+Levenberg-Marquardt step of :class:`solvers._primal._ShiftedSystem`). A modified factor is exact
+up to rounding (rank-one modifications are backward stable), so solutions agree with a new
+factorization to rounding, not bit for bit; a new factorization is forced after ``refresh``
+modified points to bound the drift.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from scipy.linalg.blas import dtrsm
-from scipy.linalg.lapack import dpotrf, dpotrs
+from scipy.linalg.lapack import dpotrf, dpotrs, dtrtrs
 
 from ._validation import check_kernel_matrix
 
@@ -74,6 +78,24 @@ def _rank_one(L, x, sign, start):  # pragma: no cover - compiled
             col[i] = lik
             xs[i] = c * xs[i] - s * lik
     return True
+
+
+@njit(cache=True, nogil=True)
+def _gather(K, rows, cols, out):  # pragma: no cover - compiled
+    """``out[i, j] = K[rows[i], cols[j]]``: reads only the elements gathered."""
+    for i in range(rows.size):
+        Kr = K[rows[i]]
+        for j in range(cols.size):
+            out[i, j] = Kr[cols[j]]
+
+
+@njit(cache=True, nogil=True)
+def _gather_lower(K, idx, out):  # pragma: no cover - compiled
+    """``out[i, j] = K[idx[i], idx[j]]`` for ``j <= i`` (the triangle ``dpotrf(lower=1)`` reads)."""
+    for i in range(idx.size):
+        Ki = K[idx[i]]
+        for j in range(i + 1):
+            out[i, j] = Ki[idx[j]]
 
 
 @njit(cache=True, nogil=True)
@@ -132,8 +154,19 @@ class CholeskyCache:
 
     # ---------------------------------------------------------------- gathering
     def block(self, rows, cols):
-        """``K[rows][:, cols]`` gathered with ``take`` (rows, then columns), C-ordered."""
-        return np.take(np.take(self.K, rows, axis=0), cols, axis=1)
+        """``K[rows][:, cols]`` (C-ordered), gathered element by element."""
+        rows = np.asarray(rows, dtype=np.intp)
+        cols = np.asarray(cols, dtype=np.intp)
+        out = np.empty((rows.size, cols.size))
+        _gather(self.K, rows, cols, out)
+        return out
+
+    def lower_block(self, idx):
+        """Lower triangle of ``K[idx][:, idx]``, Fortran-ordered (the upper triangle is zero)."""
+        idx = np.asarray(idx, dtype=np.intp)
+        out = np.zeros((idx.size, idx.size), order="F")
+        _gather_lower(self.K, idx, out)
+        return out
 
     # ---------------------------------------------------------------- factoring
     def factor(self, idx, diag):
@@ -157,11 +190,11 @@ class CholeskyCache:
     def _new(self, idx, diag):
         m = idx.size
         if self._block_idx is not None and np.array_equal(idx, self._block_idx):
-            M = self._block.copy()  # same points, new diagonal (a new Levenberg-Marquardt lam)
+            M = self._block.copy(order="F")  # same points, new diagonal (a new Levenberg-Marquardt lam)
         else:
-            M = self.K.copy() if m == self.K.shape[0] and np.array_equal(idx, np.arange(m)) else self.block(idx, idx)
-            self._block_idx, self._block = idx.copy(), M.copy()
-        M.flat[:: m + 1] += diag
+            M = self.lower_block(idx)
+            self._block_idx, self._block = idx.copy(), M.copy(order="F")
+        M.ravel(order="K")[:: m + 1] += diag  # the diagonal (a view: M is contiguous)
         L, info = dpotrf(M, lower=1, overwrite_a=1, clean=0)
         self.n_factor += 1
         self._perm = None
@@ -252,4 +285,22 @@ class CholeskyCache:
             return dpotrs(self._L, rhs, lower=1)[0]
         out = np.empty_like(rhs, dtype=np.float64)
         out[perm] = dpotrs(self._L, rhs[perm], lower=1)[0]
+        return out
+
+    def forward(self, rhs):
+        """``L^-1 rhs`` for the last successful :meth:`factor`, ``K[idx, idx] + diag = L L^T``.
+
+        ``rhs`` is aligned with idx; the result's rows are in the factor's own order (the inner
+        products of its columns do not depend on it). ``backward(forward(r))`` is ``solve(r)``.
+        """
+        b = rhs if self._perm is None else rhs[self._perm]
+        return dtrtrs(self._L, b, lower=1, trans=0)[0]
+
+    def backward(self, w):
+        """``L^-T w`` (w in the factor's row order, see :meth:`forward`), aligned with idx."""
+        x = dtrtrs(self._L, w, lower=1, trans=1)[0]
+        if self._perm is None:
+            return x
+        out = np.empty_like(x)
+        out[self._perm] = x
         return out

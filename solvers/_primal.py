@@ -21,7 +21,7 @@ The kernel solvers share one linear-algebra core: their systems are
 ``K_SS + diag(d_S)`` on the current support set S, and the Cholesky factor is
 kept in a :class:`solvers._cholesky.CholeskyCache` -- reused when (S, d) repeat,
 modified by rank-one updates when they change by a few points, refactored
-from a ``take``-gathered block otherwise.  Pass a cache instead of K to keep it
+from a newly gathered block otherwise.  Pass a cache instead of K to keep it
 across calls on the same kernel (the inputs are then validated once).
 
 The objective (JMLR 2008, eq. 1 with p = 2, the problem of the common protocol)::
@@ -47,6 +47,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from numba import njit
 from scipy.linalg.blas import daxpy as _axpy
 from scipy.linalg.blas import ddot as _ddot
 from scipy.linalg.lapack import dpotrf, dpotrs
@@ -392,11 +393,35 @@ def _newton_point(factors, idx, y_sv, c2_sv):
     return sol[:m], float(sol[m]), n_chol
 
 
+@njit(cache=True, nogil=True)
+def _combine_rows(K, rows, coef, out):  # pragma: no cover - compiled
+    """``out = sum_i coef[i] K[rows[i], :]``, four rows per sweep over ``out``."""
+    n = K.shape[1]
+    out[:] = 0.0
+    m = rows.size
+    i = 0
+    while i + 4 <= m:
+        r0, r1, r2, r3 = K[rows[i]], K[rows[i + 1]], K[rows[i + 2]], K[rows[i + 3]]
+        c0, c1, c2, c3 = coef[i], coef[i + 1], coef[i + 2], coef[i + 3]
+        for j in range(n):
+            out[j] += c0 * r0[j] + c1 * r1[j] + c2 * r2[j] + c3 * r3[j]
+        i += 4
+    while i < m:
+        r0, c0 = K[rows[i]], coef[i]
+        for j in range(n):
+            out[j] += c0 * r0[j]
+        i += 1
+
+
 def _rows_product(K, v, rows):
-    """``K @ v`` for v zero off ``rows`` (K symmetric): from those rows when they are few."""
-    if 3 * rows.size > K.shape[0]:
-        return K @ v
-    return v[rows] @ np.take(K, rows, axis=0)
+    """``K @ v`` for v zero off ``rows`` (K symmetric), from the rows ``rows`` of K only.
+
+    The rows are read in place, four at a time, with no gathered copy; reading them all costs
+    no more than a dense ``K @ v``, so there is no threshold on ``rows.size``.
+    """
+    out = np.empty(K.shape[0])
+    _combine_rows(K, np.asarray(rows, dtype=np.intp), np.ascontiguousarray(v[rows]), out)
+    return out
 
 
 def _check_point(point, n: int) -> np.ndarray:
@@ -1000,10 +1025,12 @@ class _ShiftedSystem:
     :func:`lm_newton`) -- the same as "``-S`` is positive definite". So two Cholesky
     factorizations, of A and of ``-S``, decide the test and give the solution by block
     elimination (LAPACK ``dpotrf`` is several times faster than the Bunch-Kaufman ``dsytrf`` of
-    M, and N is usually a few points). The factor of A is the one kept by ``factors``
-    (:class:`solvers._cholesky.CholeskyCache`: reused or modified from the previous step's when
-    P and lam D_P^-1 repeat or change little); the blocks ``K_PN``, ``K_NN`` are gathered once per
-    step, not once per lam.
+    M, and N is usually a few points). With ``A = L L^T`` and ``[W, w] = L^-1 [K_PN, rhs_P]`` (one
+    forward triangular sweep), ``-S = W^T W - K_NN - lam D_N^-1``, ``s_N = S^-1 (rhs_N - W^T w)``
+    and ``s_P = L^-T (w - W s_N)`` (one backward sweep). The factor of A is the one kept by
+    ``factors`` (:class:`solvers._cholesky.CholeskyCache`: reused or modified from the previous
+    step's when P and lam D_P^-1 repeat or change little); the blocks ``K_PN``, ``K_NN`` are
+    gathered once per step, not once per lam.
 
     Parameters
     ----------
@@ -1025,7 +1052,8 @@ class _ShiftedSystem:
         self.iP, iN = sv[self.P], sv[self.N]
         self.inv_D_P = 1.0 / D[self.P]
         if self.N.size:
-            self.K_PN = self.factors.block(self.iP, iN)
+            self._rhs = np.empty((self.P.size, iN.size + 1), order="F")  # [K_PN, rhs_P]
+            self._rhs[:, :-1] = self.factors.block(self.iP, iN)
             self.K_NN = self.factors.block(iN, iN)
             self.inv_D_N = 1.0 / D[self.N]
 
@@ -1037,11 +1065,14 @@ class _ShiftedSystem:
                 return None
             if not N.size:
                 return self.factors.solve(rhs)
-            Y = self.factors.solve(self.K_PN)  # A^-1 K_PN
-            minus_S = self.K_PN.T @ Y
+            # With A = L L^T: [W, w] = L^-1 [K_PN, rhs_P] in one triangular sweep, so that
+            # K_NP A^-1 K_PN = W^T W and K_NP A^-1 rhs_P = W^T w.
+            self._rhs[:, -1] = rhs[P]
+            Ww = self.factors.forward(self._rhs)
+            W, w = Ww[:, :-1], Ww[:, -1]
+            minus_S = W.T @ W
             minus_S -= self.K_NN
-            z_P = self.factors.solve(rhs[P])
-            r_N = rhs[N] - self.K_PN.T @ z_P
+            r_N = rhs[N] - W.T @ w
         else:
             minus_S, r_N = -self.K_NN, rhs[N]
         minus_S.flat[:: N.size + 1] -= lam * self.inv_D_N
@@ -1051,7 +1082,7 @@ class _ShiftedSystem:
         s = np.empty(rhs.size)
         s[N] = -dpotrs(L_N, r_N, lower=1)[0]
         if P.size:
-            s[P] = z_P - Y @ s[N]
+            s[P] = self.factors.backward(w - W @ s[N])  # A^-1 (rhs_P - K_PN s_N)
         return s
 
 
@@ -1084,8 +1115,11 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
     quadratic model (true Hessian), the step is taken if ``rho > 0``; lam is multiplied by 4 if
     ``rho < 0.25`` and set to ``max(1, lam / 2)`` if ``rho > 0.75`` (the text of Alg. 6 reads
     "rho > 0.25" and "min(1, lam/2)" -- extraction slips: lam >= 1 by the paper's own
-    definition, and Fletcher's rule enlarges the ridge when the model is poor). One step costs
-    ``O(n^2)`` for ``K s`` and, for the factorization, ``O(n_sv^3)`` -- or nothing when the
+    definition, and Fletcher's rule enlarges the ridge when the model is poor). A rejected step
+    leaves beta, g, the support vectors and the right-hand side's ``K_sv,nsv g_nsv`` unchanged;
+    they are kept for the next lam. One step costs ``O(n (n_sv + n_g))`` for ``K s``, read from
+    the rows of the support vectors and of the ``n_g`` other points where g is non-zero (few after
+    the first full step), and, for the factorization, ``O(n_sv^3)`` -- or nothing when the
     support vectors, their curvatures and lam repeat, and ``O(n_sv^2)`` per point when they
     change by a few points (:class:`solvers._cholesky.CholeskyCache`).
 
@@ -1130,23 +1164,26 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
     it = accepted = 0
     stop = "max_iter"
     n_sv = 0
+    moved = True  # beta changed since the step's terms were built (they are kept after a rejection)
     while it < max_iter:
         it += 1
-        g = beta + d  # eq. (16): the gradient is K g
-        sv_mask = h != 0.0
-        sv = np.flatnonzero(sv_mask)
-        nsv = np.flatnonzero(~sv_mask)
-        n_sv = sv.size
-        if n_sv:
-            D_sv = h[sv]
-            system = _ShiftedSystem(factors, sv, D_sv)
-            # K_sv,nsv g_nsv (eq. 18). After one full step g vanishes on most non-support points
-            # (beta_i = -d_i there), so only the rows of the others are read: O(n nnz).
+        if moved:
+            moved = False
+            g = beta + d  # eq. (16): the gradient is K g
+            sv_mask = h != 0.0
+            sv = np.flatnonzero(sv_mask)
+            nsv = np.flatnonzero(~sv_mask)
+            n_sv = sv.size
+            # K g_N, g_N = g off the support vectors. Its sv entries are the K_sv,nsv g_nsv of
+            # eq. (18); and since s = -g / lam off sv, K s = K_:,sv s_sv - K g_N / lam. After one
+            # full step g vanishes on most non-support points (beta_i = -d_i there), so only the
+            # rows of the others are read.
             gz = nsv[g[nsv] != 0.0]
-            if 3 * gz.size < n:
-                KsvN_gN = (g[gz] @ np.take(K, gz, axis=0))[sv]
-            else:
-                KsvN_gN = np.take(K, sv, axis=0) @ np.where(sv_mask, 0.0, g)
+            K_gN = _rows_product(K, g, gz)
+            if n_sv:
+                D_sv = h[sv]
+                system = _ShiftedSystem(factors, sv, D_sv)
+                KsvN_gN = K_gN[sv]
         while lam <= 1e12:
             s = np.empty(n)
             s[nsv] = -g[nsv] / lam
@@ -1160,8 +1197,7 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
         if lam > 1e12:
             stop = "stalled"
             break
-        nz = np.flatnonzero(s)
-        Ks = s[nz] @ np.take(K, nz, axis=0) if 3 * nz.size < n else K @ s  # rows of the non-zero steps only
+        Ks = _rows_product(K, s, sv) - K_gN / lam  # K s from the rows of sv and gz only
         # Quadratic model with the true Hessian K + K D K (rho of Alg. 6).
         pred = float(Ks @ g) + 0.5 * float(s @ Ks) + 0.5 * float(Ks @ (h * Ks))
         if lam == 1.0 and -pred <= tol * max(1.0, omega):
@@ -1176,6 +1212,7 @@ def lm_newton(K, b, loss, beta0=None, *, tol=1e-10, max_iter=200):
         if rho > 0.0:
             beta, Kbeta, o, d, h, omega = beta_new, Kbeta_new, o_new, d_new, h_new, omega_new
             accepted += 1
+            moved = True
         if rho < 0.25:
             lam *= 4.0
             if lam > 1e12:

@@ -66,6 +66,39 @@ def test_large_change_refactors_and_indefinite_is_refused():
     _check(cache, K, np.arange(5), np.ones(5), rng)  # and the cache recovers
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_half_solves_and_gathered_blocks_match_dense(seed):
+    """forward/backward (``L^-1``, ``L^-T``) against dense solves, through modified factors whose
+    rows are permuted; the gathered blocks are the exact entries of K."""
+    rng = np.random.default_rng(seed)
+    n = 50
+    K = rng.standard_normal((n, n))  # not symmetric: each entry must be read from its own place
+    cache = CholeskyCache(K)
+    rows, cols = rng.choice(n, 7, replace=False), rng.choice(n, 4, replace=False)
+    assert np.array_equal(cache.block(rows, cols), K[np.ix_(rows, cols)])
+    idx = rng.permutation(n)[:20]
+    low = cache.lower_block(idx)
+    assert low.flags.f_contiguous and np.array_equal(low, np.tril(K[np.ix_(idx, idx)]))
+    S = _kernel(n, seed=seed)
+    cache = CholeskyCache(S)
+    member = rng.random(n) < 0.5
+    d_all = rng.uniform(0.1, 1.0, n)
+    permuted = 0
+    for _ in range(15):
+        flip = rng.choice(n, 2, replace=False)
+        member[flip] = ~member[flip]
+        idx = np.flatnonzero(member)
+        diag = d_all[idx]
+        assert cache.factor(idx, diag)
+        permuted += cache._perm is not None
+        M = S[np.ix_(idx, idx)] + np.diag(diag)
+        R = rng.standard_normal((idx.size, 3))
+        W = cache.forward(R)
+        np.testing.assert_allclose(W.T @ W, R.T @ np.linalg.solve(M, R), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(cache.backward(W[:, 0]), np.linalg.solve(M, R[:, 0]), rtol=1e-8, atol=1e-9)
+    assert permuted > 0
+
+
 def test_validation():
     with pytest.raises(ValueError, match="square"):
         CholeskyCache(np.ones((2, 3)))

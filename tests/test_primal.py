@@ -293,3 +293,17 @@ def test_mfn_public_sparse_fallback_agrees(monkeypatch):
     Xl.indptr = Xl.indptr.astype(np.int64)
     monkeypatch.undo()
     assert l2svm_mfn(Xl, y, cost, lam=0.4, bias="free").objective == pytest.approx(fast.objective, rel=1e-12)
+
+
+@pytest.mark.parametrize("n_rows", [0, 1, 5, 13, 40])
+def test_rows_product_is_the_matrix_product(n_rows):
+    """``K v`` for v zero off ``rows``, from those rows of K (any order), equals the dense product."""
+    from solvers._primal import _rows_product
+
+    rng = np.random.default_rng(n_rows)
+    Z = rng.standard_normal((40, 6))
+    K = Z @ Z.T
+    rows = rng.permutation(40)[:n_rows]
+    v = np.zeros(40)
+    v[rows] = rng.standard_normal(n_rows)
+    np.testing.assert_allclose(_rows_product(K, v, rows), K @ v, rtol=1e-12, atol=1e-12)
