@@ -307,8 +307,19 @@ def _figures(args) -> int:
     return 0
 
 
+def _version() -> str:
+    """The installed distribution's version (``s3vm-bench``), or "unknown" when it is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("s3vm-bench")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="s3vm-bench", description="Semi-supervised SVM benchmark suite.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
 
     data = sub.add_parser("data", help="list, fetch and describe the data sets")

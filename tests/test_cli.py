@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from harness.cli import main
 
 
@@ -108,3 +110,12 @@ def test_run_bad_arguments(capsys, data_env, tmp_path):
     assert "pass sigma and C" in capsys.readouterr().err
     assert main(["run", "--solver", "svm", "--dataset", "g50c", "--C", "-1", "--results", str(tmp_path / "x.csv")]) == 2
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_version(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"s3vm-bench {metadata.version('s3vm-bench')}"
