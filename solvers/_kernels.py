@@ -589,7 +589,7 @@ class DeformedKernel:
             M = laplacian_power(L, self.degree)
             M *= gamma
         else:
-            M = _check_square(M)
+            M = check_kernel_matrix(M)
             if M.shape[0] != n:
                 raise ValueError(f"M has shape {M.shape} but X has {n} points")
         K = np.asarray(self.base_kernel(X), dtype=np.float64)
