@@ -25,11 +25,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import signal
 import threading
 import time
 import traceback
+import warnings
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -450,6 +452,50 @@ def _execute_pair(cell, time_limit, env):
     return cell, execute_cell(cell, time_limit)
 
 
+def check_row(row) -> str | None:
+    """Why ``row`` is not a valid successful result row (None if it is).
+
+    A successful row is a dict with ``status == "done"``, the cell's identity (``dataset``,
+    ``solver``, ``protocol`` as text, ``split`` an integer), ``n_binary`` a non-negative integer,
+    ``unlabeled_error`` (and ``test_error``, ``validation_error`` where present) a fraction in
+    [0, 1], ``objective`` a finite number or missing (None or NaN: the 5-fold CV reference of JMLR
+    2008 Table 8 has none; a solver's NaN outputs fail the cell before a row is made, see
+    :func:`harness.protocol.run_split`) and ``balance_exact`` a bool.
+    """
+    if not isinstance(row, dict):
+        return f"a {type(row).__name__}, not a row"
+    if row.get("status") != "done":
+        return f"status {row.get('status')!r}, not 'done'"
+    for name in ("dataset", "solver", "protocol"):
+        if not isinstance(row.get(name), str):
+            return f"no {name}"
+    for name in ("split", "n_binary"):
+        value = row.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"{name} {value!r} is not a non-negative integer"
+    for name in ("unlabeled_error", "test_error", "validation_error"):
+        value = row.get(name)
+        if value is None and name != "unlabeled_error":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            return f"{name} {value!r} is not a fraction in [0, 1]"
+    objective = row.get("objective")
+    if objective is None or (isinstance(objective, float) and math.isnan(objective)):
+        pass  # a solver without a transductive objective (the 5-fold CV reference)
+    elif isinstance(objective, bool) or not isinstance(objective, (int, float)):
+        return f"objective {objective!r} is not a number"
+    elif not math.isfinite(objective):
+        return f"objective {objective!r} is not finite"
+    if not isinstance(row.get("balance_exact"), bool):
+        return f"balance_exact {row.get('balance_exact')!r} is not a bool"
+    return None
+
+
+def _is_row_of(row: dict, cell: Cell) -> bool:
+    return (row.get("dataset"), row.get("solver"), row.get("protocol"), row.get("split"),
+            row.get("params")) == (cell.dataset, cell.solver, cell.protocol, cell.split, dict(cell.params))
+
+
 class ResultCache:
     """One JSON file per cell key under ``directory``; writes are atomic (temp file + rename).
 
@@ -474,13 +520,26 @@ class ResultCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict | None:
+        """The row cached under ``key``, or None when there is none or it is not a valid row.
+
+        An entry that cannot be read or fails :func:`check_row` is reported (a ``RuntimeWarning``
+        naming its path and what is wrong) and treated as missing, so its cell is recomputed and
+        the entry overwritten; it is never returned.
+        """
         p = self._path(key)
         if not p.exists():
             return None
         try:
-            return json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError):
-            return None  # unreadable: treated as missing and recomputed
+            row = json.loads(p.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            reason = f"unreadable ({exc})"
+        else:
+            reason = check_row(row)
+            if reason is None:
+                return row
+        warnings.warn(f"ignoring the cache entry {p}: {reason}; its cell will be recomputed", RuntimeWarning,
+                      stacklevel=2)
+        return None
 
     def lookup(self, cell: Cell, key: str | None = None, *, migrate: bool = True) -> dict | None:
         """The cached row of ``cell`` (``key``: its :meth:`Cell.key`, if already computed), or None.
@@ -490,6 +549,11 @@ class ResultCache:
         """
         key = key or cell.key()
         hit = self.get(key)
+        if hit is not None and not _is_row_of(hit, cell):
+            warnings.warn(f"ignoring the cache entry {self._path(key)}: it is not a row of {cell.dataset} / "
+                          f"{cell.solver} / split {cell.split}; its cell will be recomputed", RuntimeWarning,
+                          stacklevel=2)
+            hit = None
         if hit is None:
             hit = self.from_table(key, cell)
             if hit is not None and migrate:
@@ -527,9 +591,12 @@ class ResultCache:
         from .results import row_from_table
 
         row = row_from_table(record)
-        if cell is not None and (row.get("dataset"), row.get("solver"), row.get("protocol"), row.get("split"),
-                                 row.get("params")) != (cell.dataset, cell.solver, cell.protocol, cell.split,
-                                                        dict(cell.params)):
+        reason = check_row(row)
+        if reason is not None:
+            warnings.warn(f"ignoring the row of {key} in {self.table}: {reason}; its cell will be recomputed",
+                          RuntimeWarning, stacklevel=2)
+            return None
+        if cell is not None and not _is_row_of(row, cell):
             return None
         return row
 

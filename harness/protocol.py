@@ -198,6 +198,10 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
         unl_out, d_iter = _outputs(est, X_unl), 0
     seconds = time.perf_counter() - t0
     test_out = _outputs(est, X_test) if X_test is not None else None
+    for name, out in (("unlabeled", unl_out), ("test", test_out)):
+        if out is not None and not np.all(np.isfinite(out)):
+            raise ValueError(f"{type(base).__name__} returned NaN or infinite outputs on the {name} points: "
+                             "the fit failed (a cell with such outputs is recorded as failed, not scored)")
     if getattr(base, "balance", None) == "threshold":
         # Combinatorial solvers balance their internal labels; the protocol's predictions use the
         # outputs, so the same bias shift makes exactly round(u r) of them positive (DESIGN.md

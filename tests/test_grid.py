@@ -547,3 +547,40 @@ def test_sequential_cells_run_with_one_blas_thread(monkeypatch, tmp_path):
     cell = grid.Cell("t", "g50c", "svm", 0, "jmlr2008", 10, {}, {"C": 19.0, "sigma": 38.0})
     grid.run_cells([cell], tmp_path, backend="sequential", progress=False)
     assert seen == [1]
+
+
+@pytest.mark.parametrize("entry, reason", [
+    ({"status": "done"}, "no dataset"),
+    ([], "a list, not a row"),
+    ("{", "unreadable"),
+    ("inf-objective", "objective inf is not finite"),
+    ("bad-error", "unlabeled_error 1.5 is not a fraction"),
+    ("other-cell", "not a row of"),
+])
+def test_a_bad_cache_entry_is_reported_and_recomputed(data_env, tmp_path, entry, reason):
+    import json
+
+    cell = Cell("t", "2moons", "svm", 1, n_splits=3)
+    (ref,) = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)
+    good = {k: v for k, v in ref.items() if k not in ("cached", "cell_key")}
+    derived = {"inf-objective": good | {"objective": float("inf")}, "bad-error": good | {"unlabeled_error": 1.5},
+               "other-cell": good | {"split": 2}}
+    bad = derived.get(entry, entry) if isinstance(entry, str) else entry
+    cache = ResultCache(tmp_path / "cache")
+    path = cache._path(cell.key())
+    path.parent.mkdir(parents=True)
+    path.write_text(bad if isinstance(bad, str) else json.dumps(bad))
+    with pytest.warns(RuntimeWarning, match=reason) as record:
+        (row,) = run_cells([cell], cache, n_jobs=1, progress=False)
+    assert str(path) in str(record[0].message)
+    assert not row["cached"] and row["status"] == "done" and row["objective"] == ref["objective"]
+    assert json.loads(path.read_text())["objective"] == ref["objective"]  # overwritten by the good row
+
+
+def test_a_bad_row_of_the_results_table_is_not_published(data_env, tmp_path):
+    cell = Cell("t", "2moons", "svm", 1, n_splits=3)
+    (ref,) = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)
+    table = tmp_path / "runs.csv"
+    store_rows(table, [ref | {"unlabeled_error": float("nan")}])
+    with pytest.warns(RuntimeWarning, match="unlabeled_error None is not a fraction"):
+        assert ResultCache(tmp_path / "cache", table=table).lookup(cell) is None

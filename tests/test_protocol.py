@@ -361,3 +361,18 @@ def test_a_plain_estimator_needs_only_fit_and_predict(proba):
     model = _SelfTrained(proba).fit(X[np.r_[lab, unl]], np.where(np.arange(60) < 9, y == 1, -1).astype(int))
     expected = model.predict_proba(X[unl])[:, 1] - 0.5 if proba else np.where(model.predict(X[unl]) == 1, 1.0, -1.0)
     np.testing.assert_allclose(res.binary[1].unlabeled_outputs, expected)
+
+
+class _NaNOutputs(SVM):
+    """A solver whose outputs are NaN: the protocol must refuse to score them."""
+
+    def decision_function(self, X):
+        return np.full(X.shape[0], np.nan)
+
+
+def test_nan_outputs_fail_the_split_instead_of_being_scored():
+    X, y = _blobs(6, n=40)
+    ds = Dataset("two", X, y, ("a", "b"))
+    split = Split("t", 0, None, np.arange(6), np.arange(6, 40), np.empty(0, int), np.empty(0, int))
+    with pytest.raises(ValueError, match="NaN or infinite outputs on the unlabeled points"):
+        run_split(_NaNOutputs, {}, ds, split, ProtocolSettings(sigma=2.0, C=10.0))

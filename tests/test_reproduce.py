@@ -13,6 +13,13 @@ from harness.reproduce import ReportCell, _resolve_settings, _target_cell, load_
 from harness.specs import SPECS, UNSPECIFIED, Config, get_spec
 
 
+def _done_row(cell, **fields) -> dict:
+    """A valid successful cache row of ``cell`` (harness.grid.check_row) with ``fields`` added."""
+    return {"status": "done", "dataset": cell.dataset, "solver": cell.solver, "protocol": cell.protocol,
+            "split": cell.split, "params": dict(cell.params), "objective": 1.0, "unlabeled_error": 0.0,
+            "n_binary": 1, "balance_exact": True} | fields
+
+
 def _toy_spec():
     # NIPS 2006 Table 1's key, so that its transcribed targets are used; two columns: BB (works)
     # and a solver that always raises (its cells must fail without touching BB's).
@@ -561,9 +568,10 @@ def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_pat
     monkeypatch.setitem(SPECS, "nips2006-table1", one)  # splits 0-2 of BB
     monkeypatch.setitem(SPECS, "nips2006-table2", dataclasses.replace(one, key="nips2006-table2", splits=(0,)))
     cache = ResultCache(tmp_path)
-    keys = [p.cell.key() for p in build_cells(one, n_splits=3)[0]]
-    cache.put(keys[0], {"status": "done", "fit_seconds": 1.0})  # read by both tables
-    cache.put(keys[1], {"status": "done", "fit_seconds": 5.0})
+    cells = [p.cell for p in build_cells(one, n_splits=3)[0]]
+    keys = [c.key() for c in cells]
+    cache.put(keys[0], _done_row(cells[0], fit_seconds=1.0))  # read by both tables
+    cache.put(keys[1], _done_row(cells[1], fit_seconds=5.0))
     rows, _, total = plan(["nips2006-table1", "nips2006-table2"], n_splits=3, cache_dir=tmp_path,
                           results=tmp_path / "runs.csv")
     assert [(r.cells, r.cached, r.missing) for r in rows] == [(3, 2, 1), (1, 1, 0)]
@@ -589,10 +597,9 @@ def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measu
 
     def run(cell, seconds, stamp, key=None):  # a run's row; under another key: run by earlier code
         s = cell.settings
-        row = {"status": "done", "fit_seconds": seconds, "protocol": cell.protocol, "dataset": cell.dataset,
-               "solver": cell.solver, "params": cell.params, "split": cell.split, "timestamp": stamp,
-               "kernel": s["kernel"], "sigma": s["sigma"], "C": s["C"], "r_mode": s["r_mode"],
-               "C_star": s["C"] if s["C_star"] is None else s["C_star"]}
+        row = _done_row(cell) | {"fit_seconds": seconds, "timestamp": stamp, "kernel": s["kernel"],
+                                 "sigma": s["sigma"], "C": s["C"], "r_mode": s["r_mode"],
+                                 "C_star": s["C"] if s["C_star"] is None else s["C_star"]}
         if key is None and earlier_runs_in == "table":  # e.g. a fresh clone: only the shipped table has them
             store_rows(tmp_path / "runs.csv", [row | {"cell_key": f"{seconds:032.0f}", "experiment": "t"}])
         else:
