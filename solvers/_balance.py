@@ -109,7 +109,9 @@ class DichotomicResult:
     """Outcome of :func:`dichotomic_search`.
 
     ``exact`` says whether exactly ``target`` outputs are positive; otherwise ``outputs`` are
-    those of the closest r~ met and ``n_pos`` tells how close it got.
+    those of the closest r~ met and ``n_pos`` tells how close it got. ``stop`` says why the
+    search ended: ``"exact"``, ``"xtol"`` (bracket narrower than ``xtol``), ``"stall"`` (the
+    ``stall_halvings`` rule) or ``"max_iter"``.
     """
 
     r_tilde: float
@@ -119,16 +121,25 @@ class DichotomicResult:
     n_iter: int
     exact: bool
     payload: object = None
+    stop: str = ""
 
 
 def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], target: int, *, r0: float,
-                      max_iter: int = 40, step: float = 0.25, xtol: float = 1e-12) -> DichotomicResult:
+                      max_iter: int = 40, step: float = 0.25, xtol: float = 1e-12,
+                      stall_halvings: int | None = None) -> DichotomicResult:
     """Search r~ until exactly ``target`` unlabeled outputs are positive (JMLR 2008 Sec. 4).
 
     First the bracket is found: starting at ``r0``, r~ moves up (too few positives) or down (too
     many) by a step that doubles each time, until the count crosses the target; then the bracket
     is bisected. r~ is not confined to [0, 1]: the threshold ``b = 2 r~ - 1`` of eq. (12) must
     be able to reach outputs beyond +-1.
+
+    With ``stall_halvings = m`` the bisection also stops, without an exact count, once ``m``
+    consecutive halvings have left the counts at both ends of the bracket unchanged (each new
+    midpoint gave the same count as the end it replaced): the count then most likely jumps over
+    the target at one r~ (the solution path bifurcates) and further halvings would only narrow
+    the bracket around that jump until ``xtol``. The caller then applies the same threshold shift
+    (:func:`threshold_shift`) to the closest solution as after a search that ran to ``xtol``.
 
     Parameters
     ----------
@@ -148,14 +159,22 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     xtol : float, default=1e-12
         Width of the bracket in r~ at which bisection gives up: a non-convex solver's count can
         jump over the target as r~ moves (its solution path bifurcates), and no r~ then hits it.
+    stall_halvings : int >= 1 or None, default=None
+        Stop after this many consecutive halvings that changed neither end's count (see above);
+        None never stops for that reason.
 
     Returns
     -------
     DichotomicResult
         The exact solution, or the closest count met (``exact=False``).
     """
+    if stall_halvings is not None and (isinstance(stall_halvings, bool) or not isinstance(stall_halvings, (int, np.integer))
+                                       or stall_halvings < 1):
+        raise ValueError(f"stall_halvings must be an int >= 1 or None, got {stall_halvings!r}")
     best = None
     lo = hi = None  # r~ known to give too few / too many positives
+    n_lo = n_hi = None  # their counts
+    stalled = 0  # consecutive halvings that left (n_lo, n_hi) unchanged
     r = float(r0)
     it = 0
     for it in range(1, max_iter + 1):
@@ -165,19 +184,29 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
         if best is None or abs(count - target) < abs(best.n_pos - target):
             best = DichotomicResult(r, outputs, count, target, it, count == target, payload)
         if count == target:
-            return DichotomicResult(r, outputs, count, target, it, True, payload)
+            return DichotomicResult(r, outputs, count, target, it, True, payload, "exact")
+        halving = lo is not None and hi is not None  # r was a midpoint of the bracket
+        before = (n_lo, n_hi)
         if count < target:
-            lo = r
+            lo, n_lo = r, count
         else:
-            hi = r
+            hi, n_hi = r, count
         if lo is not None and hi is not None:
+            if halving:
+                stalled = stalled + 1 if (n_lo, n_hi) == before else 0
             if hi - lo < xtol:
+                stop = "xtol"
+                break
+            if stall_halvings is not None and stalled >= stall_halvings:
+                stop = "stall"
                 break
             r = 0.5 * (lo + hi)
         else:  # still bracketing: move further in the needed direction
             r = r + step if hi is None else r - step
             step *= 2.0
-    return DichotomicResult(best.r_tilde, best.outputs, best.n_pos, target, it, False, best.payload)
+    else:
+        stop = "max_iter"
+    return DichotomicResult(best.r_tilde, best.outputs, best.n_pos, target, it, False, best.payload, stop)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Every function takes an array ``t`` and returns a :class:`LossEval` of three
 float64 arrays of the same shape: the value, the first derivative and the
-second derivative with respect to ``t``.
+second derivative with respect to ``t``. The losses used by first-order solvers take
+``hess=False`` to skip the second derivative (``None`` in its place).
 
 * Labeled losses take the margin ``t = y * f(x)``.
 * Unlabeled ("symmetric") losses take the output ``t = f(x)`` itself; they are
@@ -44,6 +45,7 @@ __all__ = [
     "FLAT_LOSS_DEFAULTS",
     "cccp_convex_loss",
     "smoothed_exp_unlabeled_loss",
+    "SmoothedExpLoss",
 ]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
@@ -94,7 +96,7 @@ def hinge_loss(t) -> LossEval:
     return LossEval(value, grad, np.zeros_like(t))
 
 
-def squared_hinge_loss(t) -> LossEval:
+def squared_hinge_loss(t, hess: bool = True) -> LossEval:
     """Quadratic hinge loss ``max(0, 1 - t)^2`` (JMLR 2008, eq. 2 with p = 2).
 
     This is the loss of the L2-SVM used throughout the common protocol
@@ -104,6 +106,9 @@ def squared_hinge_loss(t) -> LossEval:
     ----------
     t : array_like
         Margins ``y * f(x)``.
+    hess : bool, default=True
+        Whether to compute the second derivative (``None`` in its place otherwise, for
+        first-order solvers).
 
     Returns
     -------
@@ -113,7 +118,7 @@ def squared_hinge_loss(t) -> LossEval:
     """
     t = _as_float_array(t)
     slack = np.maximum(1.0 - t, 0.0)
-    return LossEval(slack * slack, -2.0 * slack, np.where(slack > 0.0, 2.0, 0.0))
+    return LossEval(slack * slack, -2.0 * slack, np.where(slack > 0.0, 2.0, 0.0) if hess else None)
 
 
 def squared_loss(t) -> LossEval:
@@ -163,7 +168,7 @@ def symmetric_squared_hinge_loss(t) -> LossEval:
     return LossEval(slack * slack, grad, hess)
 
 
-def exp_unlabeled_loss(t, s: float = 5.0) -> LossEval:
+def exp_unlabeled_loss(t, s: float = 5.0, hess: bool = True) -> LossEval:
     """Smooth unlabeled loss ``exp(-s t^2)`` of grad-S3VM (JMLR 2008, eq. 14).
 
     JMLR 2008 uses ``s = 5`` with the quadratic hinge (footnote 8; Fig. 5).
@@ -174,6 +179,8 @@ def exp_unlabeled_loss(t, s: float = 5.0) -> LossEval:
         Outputs ``f(x)`` on unlabeled points.
     s : float, default=5.0
         Width parameter, must be positive.
+    hess : bool, default=True
+        Whether to compute the second derivative (``None`` in its place otherwise).
 
     Returns
     -------
@@ -186,8 +193,7 @@ def exp_unlabeled_loss(t, s: float = 5.0) -> LossEval:
     t = _as_float_array(t)
     e = np.exp(-s * t * t)
     grad = -2.0 * s * t * e
-    hess = (4.0 * s * s * t * t - 2.0 * s) * e
-    return LossEval(e, grad, hess)
+    return LossEval(e, grad, (4.0 * s * s * t * t - 2.0 * s) * e if hess else None)
 
 
 #: Default shape of the flat unlabeled loss; see :func:`flat_unlabeled_loss`.
@@ -314,7 +320,7 @@ def cccp_convex_loss(t) -> LossEval:
     return LossEval(value, grad, np.where(mid, 2.0, 0.0))
 
 
-def smoothed_exp_unlabeled_loss(t, var, s: float = 5.0) -> LossEval:
+def smoothed_exp_unlabeled_loss(t, var, s: float = 5.0, hess: bool = True) -> LossEval:
     """``exp(-s t^2)`` convolved with a Gaussian of variance ``var`` (cS3VM, JMLR 2008 Alg. 5).
 
     Closed form of ``E[exp(-s (t + e)^2)]`` for ``e ~ N(0, var)``::
@@ -332,20 +338,50 @@ def smoothed_exp_unlabeled_loss(t, var, s: float = 5.0) -> LossEval:
     var : float or array_like
         Variance of the smoothing, >= 0 (0 gives :func:`exp_unlabeled_loss`).
     s : float, default=5.0
+    hess : bool, default=True
+        Whether to compute the second derivative (``None`` in its place otherwise).
 
     Returns
     -------
     LossEval
         Value, ``-2 s t / a * value`` and ``(4 s^2 t^2 / a^2 - 2 s / a) * value``.
+
+    See Also
+    --------
+    SmoothedExpLoss : the same function with ``var`` fixed, validated and preprocessed once.
     """
-    if not (np.isfinite(s) and s > 0):
-        raise ValueError(f"s must be a positive finite number, got {s!r}")
-    var = _as_float_array(var)
-    if np.any(~np.isfinite(var)) or np.any(var < 0):
-        raise ValueError("var must be finite and >= 0")
-    t = _as_float_array(t)
-    a = 1.0 + 2.0 * s * var
-    e = np.exp(-s * t * t / a) / np.sqrt(a)
-    grad = -2.0 * s * t / a * e
-    hess = (4.0 * s * s * t * t / (a * a) - 2.0 * s / a) * e
-    return LossEval(e, grad, hess)
+    return SmoothedExpLoss(var, s)(t, hess=hess)
+
+
+class SmoothedExpLoss:
+    """:func:`smoothed_exp_unlabeled_loss` at a fixed ``var`` and ``s`` (cS3VM, JMLR 2008 Alg. 5).
+
+    One smoothing stage of cS3VM evaluates the smoothed loss at many outputs ``t`` with the same
+    variances; ``a = 1 + 2 s var`` and ``sqrt(a)`` are computed once here, and each call does
+    the same floating-point operations as :func:`smoothed_exp_unlabeled_loss` on them, so the
+    values are identical.
+
+    Parameters
+    ----------
+    var : float or array_like
+        Variance of the smoothing, >= 0.
+    s : float, default=5.0
+    """
+
+    def __init__(self, var, s: float = 5.0):
+        if not (np.isfinite(s) and s > 0):
+            raise ValueError(f"s must be a positive finite number, got {s!r}")
+        var = _as_float_array(var)
+        if np.any(~np.isfinite(var)) or np.any(var < 0):
+            raise ValueError("var must be finite and >= 0")
+        self.s = s
+        self.a = 1.0 + 2.0 * s * var
+        self.sqrt_a = np.sqrt(self.a)
+
+    def __call__(self, t, hess: bool = True) -> LossEval:
+        """Value, first and (if ``hess``) second derivative at the outputs ``t``."""
+        s, a = self.s, self.a
+        t = _as_float_array(t)
+        e = np.exp(-s * t * t / a) / self.sqrt_a
+        grad = -2.0 * s * t / a * e
+        return LossEval(e, grad, (4.0 * s * s * t * t / (a * a) - 2.0 * s / a) * e if hess else None)

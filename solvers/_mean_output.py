@@ -190,13 +190,18 @@ class MeanOutputS3VM(BaseS3VM):
     ``C_star`` (None: C* = C), ``r`` (None: estimated from the labeled points, JMLR 2008 Sec.
     5.4.5) and ``r_tilde``: None runs the dichotomic search of Sec. 4 so that exactly
     round(u r) unlabeled outputs are positive; a number fixes ``b = 2 r_tilde - 1`` (one solve,
-    the balance then only holds on average, eq. 12).
+    the balance then only holds on average, eq. 12). A subclass that declares the parameter
+    ``search_stall_halvings`` (None, or an int >= 1) passes it to the search as
+    ``stall_halvings``: the search then also stops once that many consecutive halvings left the
+    counts at both ends of the bracket unchanged, and the threshold shift below is applied to
+    the closest solution (:func:`~solvers._balance.dichotomic_search`).
 
     ``binary_fits_[k].info`` records ``r``, ``r_tilde``, ``dichotomic_iter`` (solves of the
     search), ``search_exact`` (whether some r~ gave exactly round(u r) positives),
     ``threshold_shift`` (when it did not: the count jumped over the target between two r~ closer
     than 1e-4, and the closest solution's bias was moved by this much to meet constraint (3)),
-    ``total_iter`` (inner iterations over the whole search) and the subclass's ``trace`` of the
+    ``search_stop`` (why the search ended, :class:`~solvers._balance.DichotomicResult`; ``"fixed"``
+    when ``r_tilde`` is given), ``total_iter`` (inner iterations over the whole search) and the subclass's ``trace`` of the
     retained solve.
     """
 
@@ -215,6 +220,8 @@ class MeanOutputS3VM(BaseS3VM):
                 raise ValueError(f"r_tilde must be finite (b = 2 r_tilde - 1), got {self.r_tilde!r}")
         check_positive(self.tol, "tol")
         check_int(self.max_iter, "max_iter", 1)
+        if getattr(self, "search_stall_halvings", None) is not None:
+            check_int(self.search_stall_halvings, "search_stall_halvings", 1)
 
     def _check_anneal_schedule(self):
         """``anneal_steps`` (int >= 1) and ``anneal_start`` (first C* / final C*, in (0, 1])."""
@@ -288,8 +295,10 @@ class MeanOutputS3VM(BaseS3VM):
 
         shift = 0.0
         if self.r_tilde is None:
-            res = dichotomic_search(solve, target, r0=r, max_iter=_SEARCH_MAX_ITER, xtol=_SEARCH_XTOL)
+            res = dichotomic_search(solve, target, r0=r, max_iter=_SEARCH_MAX_ITER, xtol=_SEARCH_XTOL,
+                                    stall_halvings=getattr(self, "search_stall_halvings", None))
             (sol, coef, intercept), r_tilde, d_iter, exact = res.payload, res.r_tilde, res.n_iter, res.exact
+            search_stop = res.stop
             if not exact:
                 # The count jumped over the target between two r~ closer than _SEARCH_XTOL (the
                 # solution path bifurcates): constraint (3) is then met by moving the threshold
@@ -300,7 +309,8 @@ class MeanOutputS3VM(BaseS3VM):
             r_tilde = float(self.r_tilde)
             out_u, (sol, coef, intercept) = solve(r_tilde)
             d_iter, exact = 0, int(np.sum(out_u > 0)) == target
+            search_stop = "fixed"
         info = dict(r=r, r_tilde=r_tilde, b_centered=2.0 * r_tilde - 1.0, dichotomic_iter=d_iter,
-                    search_exact=bool(exact), threshold_shift=float(shift), n_pos_target=target,
+                    search_exact=bool(exact), search_stop=search_stop, threshold_shift=float(shift), n_pos_target=target,
                     total_iter=total[0], C_star=C_star, trace=sol.trace, outputs=sol.outputs - shift)
         return BinaryFit(coef, intercept, sol.n_iter, sol.stop_reason, info)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from ._losses import exp_unlabeled_loss, smoothed_exp_unlabeled_loss
+from ._losses import SmoothedExpLoss, exp_unlabeled_loss
 from ._mean_output import MeanOutputS3VM
 from ._validation import check_int, check_positive
 from .grad_s3vm import Method1Mixin
@@ -92,6 +92,13 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
     tol : float, default=1e-9
     max_iter : int, default=1000
         L-BFGS iterations per stage at most.
+    search_stall_halvings : int >= 1 or None, default=None
+        Opt-in early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
+        consecutive halvings of the bracket left the positive counts at both of its ends
+        unchanged, the count is taken to jump over round(u r) and the search stops; constraint
+        (3) is then met by the threshold shift of the closest solution, as when the bracket
+        shrinks below 1e-4 (``info["search_stop"] == "stall"``). None (default) bisects down to
+        that width.
 
     Attributes
     ----------
@@ -102,7 +109,8 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
     _accepts_sparse = True
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, s=5.0, n_smooth=10,
-                 final_smoothing=0.01, kernel_map="eigh", tol=1e-9, max_iter=1000):
+                 final_smoothing=0.01, kernel_map="eigh", tol=1e-9, max_iter=1000,
+                 search_stall_halvings=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -115,6 +123,7 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
         self.kernel_map = kernel_map
         self.tol = tol
         self.max_iter = max_iter
+        self.search_stall_halvings = search_stall_halvings
 
     def _check_params(self):
         super()._check_params()
@@ -147,10 +156,10 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
                                 float(self.final_smoothing))
 
         def stage(gamma):
-            var = 0.5 * gamma * sq_u
             if gamma > 0:
-                return lambda t: smoothed_exp_unlabeled_loss(t, var, s)
-            return lambda t: exp_unlabeled_loss(t, s)
+                smoothed = SmoothedExpLoss(0.5 * gamma * sq_u, s)
+                return lambda t: smoothed(t, hess=False)
+            return lambda t: exp_unlabeled_loss(t, s, hess=False)
 
         stages = ((C_star, stage(g), {"gamma": float(g)}) for g in gammas)
         return self._lbfgs_stages(problem, y_pm, C, C_star, b, stages)

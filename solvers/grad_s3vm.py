@@ -28,7 +28,7 @@ from ._losses import exp_unlabeled_loss, squared_hinge_loss
 from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, s3vm_objective_p2
 from ._validation import check_int, check_positive
 
-__all__ = ["GradS3VM", "smooth_objective", "Method1Mixin"]
+__all__ = ["GradS3VM", "smooth_objective", "SmoothObjective", "Method1Mixin"]
 
 
 def smooth_objective(w, Z, b, y_lab, labeled, C, C_star, unlabeled_loss):
@@ -46,7 +46,8 @@ def smooth_objective(w, Z, b, y_lab, labeled, C, C_star, unlabeled_loss):
     labeled : ndarray of bool, shape (n,)
     C, C_star : float
     unlabeled_loss : callable
-        ``t -> LossEval`` of the unlabeled outputs (e.g. ``exp(-s t^2)``).
+        ``t -> LossEval`` of the unlabeled outputs (e.g. ``exp(-s t^2)``); only its value and
+        first derivative are used.
 
     Returns
     -------
@@ -54,14 +55,80 @@ def smooth_objective(w, Z, b, y_lab, labeled, C, C_star, unlabeled_loss):
     grad : ndarray, shape (d,)
     outputs : ndarray, shape (n,)
     """
-    o = np.asarray(Z @ w).ravel() + b
-    Ll = squared_hinge_loss(y_lab * o[labeled])
-    Lu = unlabeled_loss(o[~labeled])
-    value = 0.5 * float(w @ w) + C * float(np.sum(Ll.value)) + C_star * float(np.sum(Lu.value))
-    d = np.empty_like(o)
-    d[labeled] = C * y_lab * Ll.grad
-    d[~labeled] = C_star * Lu.grad
-    return value, w + np.asarray(Z.T @ d).ravel(), o
+    return SmoothObjective(Z, b, y_lab, labeled, C, C_star, unlabeled_loss).evaluate(w)
+
+
+def _block(mask):
+    """``mask``'s True positions as a slice when they are one contiguous run, else as indices."""
+    idx = np.flatnonzero(mask)
+    if idx.size and idx[-1] - idx[0] + 1 == idx.size:
+        return slice(int(idx[0]), int(idx[-1]) + 1)
+    return idx
+
+
+class SmoothObjective:
+    """Objective (14) at one fixed bias and C*, as :func:`smooth_objective`, for repeated calls.
+
+    The labeled and unlabeled blocks are located once (a slice when contiguous, as in the
+    protocol's labeled-first ordering), the squared hinge is evaluated without its second
+    derivative, and the last :attr:`memory` evaluations are kept, so that the outputs ``Z w + b``
+    at the point an L-BFGS run ends on are read back instead of being recomputed
+    (:meth:`outputs_at`). Values are the same floating-point numbers as :func:`smooth_objective`
+    gives.
+
+    The outputs depend on ``w`` and ``b`` only, not on the stage: a stage of an annealing or
+    smoothing sequence that starts where the previous one ended (same bias) is given that point
+    and its outputs as ``known``, and its first evaluation then skips the product ``Z w``.
+
+    Parameters
+    ----------
+    Z, b, y_lab, labeled, C, C_star, unlabeled_loss
+        As for :func:`smooth_objective`.
+    known : tuple (w, outputs), optional
+        A point and its outputs ``Z w + b`` at this ``b``, computed before.
+    """
+
+    #: Evaluations remembered (L-BFGS may end on the last point it evaluated or the one before).
+    memory = 2
+
+    def __init__(self, Z, b, y_lab, labeled, C, C_star, unlabeled_loss, known=None):
+        self.Z, self.b, self.y_lab, self.C, self.C_star = Z, float(b), y_lab, C, C_star
+        self.unlabeled_loss = unlabeled_loss
+        self.lab = _block(labeled)
+        self.unl = _block(~np.asarray(labeled, dtype=bool))
+        self._dense = isinstance(Z, np.ndarray)
+        self._known = known
+        self._seen = []
+
+    def evaluate(self, w):
+        """``(value, gradient, outputs)`` of objective (14) at ``w``."""
+        Z, C, C_star = self.Z, self.C, self.C_star
+        if self._known is not None and np.array_equal(self._known[0], w):
+            o = self._known[1].copy()
+        else:
+            o = (Z @ w if self._dense else np.asarray(Z @ w).ravel()) + self.b
+        Ll = squared_hinge_loss(self.y_lab * o[self.lab], hess=False)
+        Lu = self.unlabeled_loss(o[self.unl])
+        value = 0.5 * float(w @ w) + C * float(np.sum(Ll.value)) + C_star * float(np.sum(Lu.value))
+        d = np.empty_like(o)
+        d[self.lab] = C * self.y_lab * Ll.grad
+        d[self.unl] = C_star * Lu.grad
+        return value, w + (Z.T @ d if self._dense else np.asarray(Z.T @ d).ravel()), o
+
+    def __call__(self, w):
+        """``(value, gradient)`` at ``w`` (the ``fun`` of ``minimize(..., jac=True)``)."""
+        value, grad, o = self.evaluate(w)
+        self._seen.append((np.array(w, dtype=np.float64, copy=True), value, o))
+        del self._seen[:-self.memory]
+        return value, grad
+
+    def outputs_at(self, w):
+        """``(value, outputs)`` at ``w``: remembered if ``w`` was among the last points evaluated."""
+        for x, value, o in reversed(self._seen):
+            if np.array_equal(x, w):
+                return value, o
+        value, _, o = self.evaluate(w)
+        return value, o
 
 
 class Method1Mixin:
@@ -103,15 +170,14 @@ class Method1Mixin:
         gtol = float(self.tol) * max(1.0, float(self.C))
         options = dict(maxiter=int(self.max_iter), ftol=float(self.tol), gtol=gtol, maxcor=20)
         w = np.zeros(Z.shape[1])
+        o = np.full(Z.shape[0], float(b))  # Z 0 + b
         trace, n_iter, res = [], 0, None
         for cs, unl_loss, fields in stages:
-            def fun(x, cs=cs, unl_loss=unl_loss):
-                v, g, _ = smooth_objective(x, Z, b, y_lab, lab, C, cs, unl_loss)
-                return v, g
+            fun = SmoothObjective(Z, b, y_lab, lab, C, cs, unl_loss, known=(w, o))
             res = minimize(fun, w, jac=True, method="L-BFGS-B", options=options)
             w = res.x
             n_iter += int(res.nit)
-            v, _, o = smooth_objective(w, Z, b, y_lab, lab, C, cs, unl_loss)
+            v, o = fun.outputs_at(w)
             trace.append(dict(fields, nit=int(res.nit), message=str(res.message), objective=v,
                               s3vm_objective=s3vm_objective_p2(0.5 * float(w @ w), o, y_pm, lab, C, C_star)))
         stop = "converged" if res.success else f"lbfgs: {res.message}"
@@ -136,6 +202,13 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
         L-BFGS-B ``ftol``; ``gtol = tol * max(1, C)``.
     max_iter : int, default=1000
         L-BFGS iterations per stage at most.
+    search_stall_halvings : int >= 1 or None, default=None
+        Opt-in early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
+        consecutive halvings of the bracket left the positive counts at both of its ends
+        unchanged, the count is taken to jump over round(u r) and the search stops; constraint
+        (3) is then met by the threshold shift of the closest solution, as when the bracket
+        shrinks below 1e-4 (``info["search_stop"] == "stall"``). None (default) bisects down to
+        that width.
 
     Attributes
     ----------
@@ -146,7 +219,8 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
     _accepts_sparse = True
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, s=5.0, anneal_steps=10,
-                 anneal_start=2.0 ** -9, kernel_map="eigh", tol=1e-9, max_iter=1000):
+                 anneal_start=2.0 ** -9, kernel_map="eigh", tol=1e-9, max_iter=1000,
+                 search_stall_halvings=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -159,6 +233,7 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
         self.kernel_map = kernel_map
         self.tol = tol
         self.max_iter = max_iter
+        self.search_stall_halvings = search_stall_halvings
 
     def _check_params(self):
         super()._check_params()
@@ -169,7 +244,7 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
         s = float(self.s)
 
         def unl_loss(t):
-            return exp_unlabeled_loss(t, s)
+            return exp_unlabeled_loss(t, s, hess=False)
 
         stages = ((cs, unl_loss, {"C_star": float(cs)})
                   for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start))

@@ -16,7 +16,7 @@ from harness.grid import solver_source_hash
 from harness.protocol import ProtocolSettings, run_split
 from harness.specs import get_spec
 from solvers import get_solver
-from solvers._balance import estimate_r, n_positive
+from solvers._balance import dichotomic_search, estimate_r, n_positive
 from solvers.cccp import CCCP
 from solvers.cs3vm import CS3VM
 from solvers.grad_s3vm import GradS3VM
@@ -134,3 +134,141 @@ def test_specs_use_the_variants_where_the_paper_says():
                         "Newton": "solvers.soft_balance:SoftNewtonS3VM", "SVM": "svm"}
     for key in ("jmlr2008-table8", "jmlr2008-table14"):
         assert {c.label: c.solver for c in get_spec(key).configs}["SVM"] == "svm_balanced", key
+
+
+# ------------------------------------------- dichotomic search stopped on a jump (opt-in)
+def _step_solver(steps, u=100):
+    """``solve(r~)`` whose positive count is the piecewise-constant ``steps`` [(from_r, count)], and
+    the list of r~ it was called with."""
+    seen = []
+
+    def solve(rt):
+        seen.append(rt)
+        count = [c for r0, c in steps if rt >= r0][-1]
+        out = -np.ones(u)
+        out[:count] = 1.0
+        return out, rt
+
+    return solve, seen
+
+
+def _bisection_sequence(lo, hi, count_at, target, xtol):
+    """The r~ plain bisection visits between a bracket (lo, hi) until its width is below xtol."""
+    seq = []
+    while hi - lo >= xtol:
+        mid = 0.5 * (lo + hi)
+        seq.append(mid)
+        if count_at(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return seq
+
+
+JUMP = [(-np.inf, 30), (0.5371, 46)]  # the count jumps over the target 40 at r~ = 0.5371
+
+
+def test_dichotomic_search_stops_after_exactly_the_stalled_halvings():
+    solve, seen = _step_solver(JUMP)
+    res = dichotomic_search(solve, 40, r0=0.3, max_iter=30, xtol=1e-4, stall_halvings=2)
+    # bracket: 0.3 (30 < 40), 0.55 (46 > 40); then two halvings that keep (30, 46): 0.425, 0.4875
+    assert seen == pytest.approx([0.3, 0.55, 0.425, 0.4875], abs=1e-15)
+    assert (res.n_iter, res.exact, res.stop) == (4, False, "stall")
+    assert (res.n_pos, res.r_tilde, res.payload) == (46, 0.55, 0.55)  # the closest count met
+    solve1, seen1 = _step_solver(JUMP)
+    assert dichotomic_search(solve1, 40, r0=0.3, xtol=1e-4, stall_halvings=1).n_iter == 3 and len(seen1) == 3
+
+
+def test_dichotomic_search_stall_counter_restarts_when_a_count_moves():
+    steps = [(-np.inf, 30), (0.45, 35), (0.5371, 46)]
+    solve, seen = _step_solver(steps)
+    res = dichotomic_search(solve, 40, r0=0.3, max_iter=30, xtol=1e-4, stall_halvings=2)
+    # 0.425 keeps (30, 46): 1 stalled; 0.4875 gives 35, a new low count: 0; 0.51875, 0.534375: 2
+    assert seen == pytest.approx([0.3, 0.55, 0.425, 0.4875, 0.51875, 0.534375], abs=1e-15)
+    assert res.stop == "stall" and not res.exact
+    assert res.n_pos == 35 and res.r_tilde == pytest.approx(0.4875, abs=1e-15)  # closest, first met
+
+
+@pytest.mark.parametrize("stall", ["default", None, 1000])
+def test_dichotomic_search_without_stall_rule_keeps_the_bisection(stall):
+    solve, seen = _step_solver(JUMP)
+    kwargs = {} if stall == "default" else {"stall_halvings": stall}
+    res = dichotomic_search(solve, 40, r0=0.3, max_iter=30, xtol=1e-4, **kwargs)
+    expected = [0.3, 0.55] + _bisection_sequence(0.3, 0.55, lambda r: 30 if r < 0.5371 else 46, 40, 1e-4)
+    assert seen == expected and res.n_iter == len(expected) == 14
+    assert res.stop == "xtol" and (res.n_pos, res.r_tilde) == (46, 0.55)
+
+
+def test_dichotomic_search_stall_rule_leaves_exact_searches_alone():
+    """Counts that move at every halving never stall: same r~ and result as without the rule."""
+    def solve(rt):
+        out = np.arange(100) / 100.0 - (1.0 - rt)  # about 100 r~ positives
+        return out, None
+
+    runs = []
+    for stall in (None, 2):
+        seen = []
+        res = dichotomic_search(lambda rt: (seen.append(rt), solve(rt))[1], 37, r0=0.9, xtol=1e-4,
+                                stall_halvings=stall)
+        runs.append((seen, res.r_tilde, res.n_pos, res.exact, res.stop))
+    assert runs[0] == runs[1] and runs[0][3] and runs[0][4] == "exact"
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_dichotomic_search_rejects_bad_stall_halvings(bad):
+    solve, _ = _step_solver(JUMP)
+    with pytest.raises(ValueError, match="stall_halvings"):
+        dichotomic_search(solve, 40, r0=0.3, stall_halvings=bad)
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_search_stall_halvings_parameter_reaches_the_search(cls, monkeypatch):
+    import solvers._mean_output as mo
+
+    X, y, y_semi = _semi()
+    passed = []
+    real = mo.dichotomic_search
+
+    def spy(*args, **kwargs):
+        passed.append(kwargs.get("stall_halvings", "missing"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mo, "dichotomic_search", spy)
+    default = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    opted = cls(sigma=1.5, C=2.0, r=0.5, search_stall_halvings=2).fit(X, y_semi)
+    assert passed == [None, 2]
+    assert cls().get_params()["search_stall_halvings"] is None
+    assert default.binary_fits_[0].info["search_stop"] in ("exact", "xtol", "max_iter")
+    assert opted.binary_fits_[0].info["search_stop"] in ("exact", "stall", "xtol", "max_iter")
+    with pytest.raises(ValueError, match="search_stall_halvings"):
+        cls(search_stall_halvings=0).fit(X, y_semi)
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_search_stall_meets_the_count_with_a_threshold_shift(cls, monkeypatch):
+    """When the search stops on a stall, constraint (3) still holds through the threshold shift."""
+    import solvers._mean_output as mo
+
+    X, y, y_semi = _semi(n=80, n_lab=10, seed=4)
+    unl = y_semi == -1
+    target = n_positive(int(unl.sum()), 0.45)
+    real = mo.dichotomic_search
+    # A solution path with a jump: every r~ below 0.5 gives the r~ = 0.05 solution, every other one
+    # the r~ = 0.95 solution, whose counts lie on either side of the target.
+    def jumpy(solve, target, **kwargs):
+        ends = {}
+
+        def jsolve(rt):
+            key = 0.05 if rt < 0.5 else 0.95
+            if key not in ends:
+                ends[key] = solve(key)
+            return ends[key]
+
+        return real(jsolve, target, **kwargs)
+
+    monkeypatch.setattr(mo, "dichotomic_search", jumpy)
+    est = cls(sigma=1.5, C=2.0, r=0.45, search_stall_halvings=2).fit(X, y_semi)
+    info = est.binary_fits_[0].info
+    assert info["search_stop"] == "stall" and not info["search_exact"] and info["dichotomic_iter"] == 4
+    assert info["threshold_shift"] != 0.0
+    assert np.sum(est.decision_function(X[unl]) > 0) == target

@@ -266,6 +266,81 @@ def test_lm_newton_kept_factorization_same_iterates():
         np.testing.assert_allclose(new.outputs, old.outputs, rtol=1e-7, atol=1e-9)
 
 
+def _reference_lm(K, b, loss, beta, tol=1e-10, max_iter=200):
+    """JMLR 2008 Alg. 6 as :func:`lm_newton` documents it, with dense solves and an eigenvalue
+    inertia test: every term rebuilt at every iteration, nothing kept between steps or lams."""
+    n = K.shape[0]
+    Kbeta = K @ beta
+    value, d, h = loss(Kbeta + b)
+    omega = 0.5 * beta @ Kbeta + value
+    lam, it, accepted, stop = 1.0, 0, 0, "max_iter"
+    while it < max_iter:
+        it += 1
+        g = beta + d
+        sv, nsv = np.flatnonzero(h != 0.0), np.flatnonzero(h == 0.0)
+        while True:
+            s = np.empty(n)
+            s[nsv] = -g[nsv] / lam
+            if sv.size:
+                D = h[sv]
+                M = K[np.ix_(sv, sv)] + np.diag(lam / D)
+                if np.sum(np.linalg.eigvalsh(M) < 0.0) != np.sum(D < 0.0):
+                    lam *= 4.0
+                    continue
+                rhs = -(g[sv] - D * (K[np.ix_(sv, nsv)] @ g[nsv]) / lam) / D
+                s[sv] = np.linalg.solve(M, rhs)
+            break
+        Ks = K @ s
+        pred = Ks @ g + 0.5 * s @ Ks + 0.5 * Ks @ (h * Ks)
+        if lam == 1.0 and -pred <= tol * max(1.0, omega):
+            stop = "decrement"
+            break
+        value_new, d_new, h_new = loss(K @ (beta + s) + b)
+        omega_new = 0.5 * (beta + s) @ K @ (beta + s) + value_new
+        rho = (omega_new - omega) / pred if pred < 0.0 else -1.0
+        if rho > 0.0:
+            beta, d, h, omega = beta + s, d_new, h_new, omega_new
+            accepted += 1
+        if rho < 0.25:
+            lam *= 4.0
+        elif rho > 0.75:
+            lam = max(1.0, lam / 2.0)
+    return beta, omega, it, accepted, stop
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_lm_newton_matches_dense_reference(seed):
+    """lm_newton (factor kept and modified across steps, block elimination on the split D > 0 /
+    D < 0, half solves, step terms kept over rejected steps, K s from rows) takes the steps of a
+    dense implementation of Alg. 6 that refactors and recomputes everything at every lam."""
+    X = two_moons(seed).X
+    labeled = np.zeros(X.shape[0], bool)
+    labeled[:4] = True
+    y_lab = np.array([1.0, -1.0, 1.0, -1.0])
+    K, _ = center_kernel(gaussian_kernel(X, sigma=0.5), ~labeled)
+
+    def make_loss(cs):
+        def loss(o):
+            v, d_l, h_l = labeled_loss_terms(o[labeled], y_lab, 10.0)
+            U = flat_unlabeled_loss(o[~labeled])
+            return v + cs * U.value.sum(), np.r_[d_l, cs * U.grad], np.r_[h_l, cs * U.hess]
+        return loss
+
+    cache = CholeskyCache(K)
+    beta_new = beta_ref = 0.05 * np.random.default_rng(seed).standard_normal(X.shape[0])
+    rejected = 0
+    for cs in (0.5, 2.0, 10.0):
+        res = lm_newton(cache, 0.1, make_loss(cs), beta_new)
+        beta_ref, omega, it, accepted, stop = _reference_lm(K, 0.1, make_loss(cs), beta_ref)
+        assert (res.n_iter, res.n_accepted, res.stop_reason) == (it, accepted, stop)
+        assert res.objective == pytest.approx(omega, rel=1e-10)
+        np.testing.assert_allclose(res.outputs, K @ beta_ref + 0.1, rtol=0, atol=1e-8)
+        beta_new = res.coef
+        rejected += it - accepted
+    assert rejected > 1  # steps were rejected: their kept terms were exercised
+    assert cache.n_modify > 0
+
+
 def test_lm_newton_bad_input():
     K = np.eye(3)
     with pytest.raises(ValueError):
@@ -494,3 +569,96 @@ def test_harness_reports_dichotomic_iterations():
                                                         None, 0.5)
     assert d_iter == est.binary_fits_[0].info["dichotomic_iter"] >= 1 and secs > 0
     assert np.sum(unl_out > 0) == n_positive(split.unlabeled.size, 0.5)
+
+
+# ------------------------------------------- nabla-S3VM / cS3VM objective evaluation (issue 43)
+def _counting(Z):
+    """``Z`` as a LinearOperator that counts its products with w (``Z @ w``)."""
+    from scipy.sparse.linalg import LinearOperator
+
+    calls = [0]
+
+    def matvec(v):
+        calls[0] += 1
+        return Z @ np.ravel(v)
+
+    return LinearOperator(Z.shape, dtype=np.float64, matvec=matvec, rmatvec=lambda u: Z.T @ np.ravel(u)), calls
+
+
+@pytest.mark.parametrize("labeled_first", [True, False])
+@pytest.mark.parametrize("var", [None, 0.2])
+def test_smooth_objective_class_is_the_function_and_remembers(labeled_first, var):
+    from solvers._losses import SmoothedExpLoss
+    from solvers.grad_s3vm import SmoothObjective
+
+    rng = np.random.default_rng(2)
+    n, d = 30, 5
+    Z = rng.standard_normal((n, d))
+    labeled = np.zeros(n, bool)
+    labeled[:7] = True
+    if not labeled_first:
+        labeled = rng.permutation(labeled)
+    y_lab = np.where(np.arange(7) % 2 == 0, 1.0, -1.0)
+    if var is None:
+        loss, fast = (lambda t: exp_unlabeled_loss(t, 5.0)), (lambda t: exp_unlabeled_loss(t, 5.0, hess=False))
+    else:
+        v = 0.1 + rng.random(n - 7)
+        loss = lambda t: smoothed_exp_unlabeled_loss(t, var * v)  # noqa: E731
+        sm = SmoothedExpLoss(var * v)
+        fast = lambda t: sm(t, hess=False)  # noqa: E731
+        t = rng.standard_normal(n - 7)
+        ref, got = smoothed_exp_unlabeled_loss(t, var * v), sm(t)
+        assert all(np.array_equal(a, b) for a, b in zip(ref, got)) and sm(t, hess=False).hess is None
+    op, calls = _counting(Z)
+    obj = SmoothObjective(op, 0.3, y_lab, labeled, 3.0, 2.0, fast)
+    ws = [0.4 * rng.standard_normal(d) for _ in range(3)]
+    for w in ws:
+        v_ref, g_ref, o_ref = smooth_objective(w, Z, 0.3, y_lab, labeled, 3.0, 2.0, loss)
+        v_new, g_new = obj(w)
+        assert v_new == v_ref and np.array_equal(g_new, g_ref)  # the same floating-point numbers
+    assert calls[0] == 3
+    # the last two points are remembered, an older one is recomputed
+    for w, fresh in ((ws[2], 0), (ws[1], 0), (ws[0], 1)):
+        v_o, o = obj.outputs_at(w)
+        assert calls[0] == 3 + fresh
+        calls[0] -= fresh
+        v_ref, _, o_ref = smooth_objective(w, Z, 0.3, y_lab, labeled, 3.0, 2.0, loss)
+        assert v_o == v_ref and np.array_equal(o, o_ref)
+    # a known starting point skips its product with Z, and only that one
+    start = ws[0].copy()
+    known = SmoothObjective(op, 0.3, y_lab, labeled, 3.0, 2.0, fast, known=(start, Z @ start + 0.3))
+    before = calls[0]
+    assert known(start)[0] == smooth_objective(start, Z, 0.3, y_lab, labeled, 3.0, 2.0, loss)[0]
+    assert calls[0] == before
+    known(ws[1])
+    assert calls[0] == before + 1
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_lbfgs_stages_compute_z_w_once_per_evaluation(cls, monkeypatch):
+    """One product ``Z w`` per L-BFGS evaluation: none for the warm starts of the stages, none to
+    read the outputs at each stage's end, and the same solution as recomputing them."""
+    import solvers.grad_s3vm as gs
+
+    X, _, y_semi = _small()
+    counters = []
+    evals = [0]
+    real_init, real_call = gs.SmoothObjective.__init__, gs.SmoothObjective.__call__
+
+    def init(self, Z, *args, **kwargs):
+        op, calls = _counting(np.asarray(Z))
+        real_init(self, op, *args, **kwargs)
+        counters.append(calls)
+
+    def call(self, w):
+        evals[0] += 1
+        return real_call(self, w)
+
+    monkeypatch.setattr(gs.SmoothObjective, "__init__", init)
+    monkeypatch.setattr(gs.SmoothObjective, "__call__", call)
+    est = cls(sigma=1.5, C=2.0, r=0.5, r_tilde=0.5).fit(X, y_semi)
+    stages = len(est.binary_fits_[0].info["trace"])
+    assert stages > 1 and sum(c[0] for c in counters) == evals[0] - stages
+    monkeypatch.undo()
+    plain = cls(sigma=1.5, C=2.0, r=0.5, r_tilde=0.5).fit(X, y_semi)
+    np.testing.assert_array_equal(est.decision_function(X), plain.decision_function(X))
