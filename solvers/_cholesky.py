@@ -12,7 +12,8 @@ steps S usually changes by a few points and the diagonal by a few entries, and o
 * otherwise, when few points enter or leave S or few diagonal entries change, modifies it: a
   point leaving S deletes a row and column of the factor (a rank-one update of the trailing
   block), a changed diagonal entry is a rank-one update or downdate ``+- |delta| e_i e_i^T``
-  (Golub & Van Loan, Matrix Computations, Sec. 6.5.4), and entering points are appended by block
+  (Golub & Van Loan, Matrix Computations, Sec. 6.5.4) -- all of them applied in one pass over the
+  columns of the factor (:func:`_modify_pass`) --, and entering points are appended by block
   elimination (``L21 = K_new,S L^-T``, Cholesky of the Schur complement). Each costs ``O(m^2)``
   against ``O(m^3)`` for a new factorization;
 * otherwise, or when a downdate loses positive definiteness, factors anew with LAPACK
@@ -41,43 +42,14 @@ from ._validation import check_kernel_matrix
 
 __all__ = ["CholeskyCache"]
 
-#: Cost of a rank-one modification per element of the trailing block it sweeps (``(m - j)^2 / 2``
-#: elements from row j), and of gathering or copying one element, in flops of LAPACK's blocked
-#: ``dpotrf`` (which costs ``m^3 / 3``); measured on one core. They decide between modifying a
-#: factor and factoring anew.
-_SWEEP_COST = 66.0
+#: Costs that decide between modifying a factor and factoring anew, in flops of LAPACK's blocked
+#: ``dpotrf`` (which costs ``m^3 / 3``), measured on one core: a rank-one modification, per
+#: element of the trailing block it sweeps (``(m - j)^2 / 2`` elements from row j, in the one pass
+#: of :func:`_modify_pass`); gathering or copying one element; and the triangular solve that
+#: appends a point, per element of the factor it reads.
+_SWEEP_COST = 12.0
 _COPY_COST = 40.0
-
-
-@njit(cache=True, nogil=True)
-def _rank_one(L, x, sign, start):  # pragma: no cover - compiled
-    """In place ``L L^T + sign x x^T`` (sign = +-1) on rows/columns ``>= start``; False if not PD.
-
-    ``x`` is overwritten; its entries before ``start`` must be zero. ``L`` is lower triangular,
-    Fortran-ordered (columns contiguous).
-    """
-    m = L.shape[0]
-    for k in range(start, m):
-        lkk = L[k, k]
-        xk = x[k]
-        if xk == 0.0:
-            continue
-        r2 = lkk * lkk + sign * xk * xk
-        if not r2 > 0.0:
-            return False
-        r = np.sqrt(r2)
-        c = r / lkk
-        s = xk / lkk
-        inv_c = 1.0 / c
-        ss = sign * s
-        L[k, k] = r
-        col = L[k + 1:, k]
-        xs = x[k + 1:]
-        for i in range(col.size):
-            lik = (col[i] + ss * xs[i]) * inv_c
-            col[i] = lik
-            xs[i] = c * xs[i] - s * lik
-    return True
+_TRSM_COST = 2.0
 
 
 @njit(cache=True, nogil=True)
@@ -99,26 +71,81 @@ def _gather_lower(K, idx, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _delete(L, rows, keep, out):  # pragma: no cover - compiled
-    """Factor of the matrix without the rows/columns ``rows`` (increasing) into ``out``.
+def _modify_pass(L, cols, signs, vals, leave, keep, out):  # pragma: no cover - compiled
+    """Diagonal changes and deletions of rows/columns of ``A = L L^T`` in one pass over L.
 
-    Deleting row/column j of ``A = L L^T`` leaves the factor with row and column j removed and
-    its trailing block updated by ``+ L[j+1:, j] L[j+1:, j]^T``. The updates are applied in
-    place in increasing j (a later deleted row stays a valid row until its turn), then the kept
-    rows/columns ``keep`` are copied to ``out`` (lower, Fortran-ordered). ``L`` is overwritten.
+    Applies, in this order, the rank-one modifications ``A + signs[p] vals[p]^2 e_j e_j^T``
+    (``j = cols[p]``) and then the deletion of every row/column j with ``leave[j]`` in increasing
+    j: deleting row/column j leaves the factor with row and column j removed and its trailing
+    block updated by ``+ L[j+1:, j] L[j+1:, j]^T`` (Golub & Van Loan, Sec. 6.5.4). A rank-one
+    modification that starts at column j changes column k >= j and its own vector only, so the
+    steps of all modifications on column k are applied while the column is in cache, in the
+    order the modifications would be applied one after another: every operation sees the same
+    operands as in that sequence, and the result is the same to the bit. The kept rows/columns
+    ``keep`` (increasing) of each finished column are written to ``out`` (lower triangle,
+    Fortran-ordered, at least ``keep.size`` square; it may be L itself when nothing leaves).
+    ``L`` is overwritten. Returns False, leaving L and out unusable, if a downdate loses
+    positive definiteness.
     """
     m = L.shape[0]
-    x = np.zeros(m)
-    for j in rows:
-        x[: j + 1] = 0.0
-        for r in range(j + 1, m):
-            x[r] = L[r, j]
-        _rank_one(L, x, 1.0, j + 1)
-    k = keep.size
-    for c in range(k):
-        oc = keep[c]
-        for r in range(c, k):
-            out[r, c] = L[keep[r], oc]
+    n_vec = cols.size + int(np.sum(leave))
+    X = np.zeros((n_vec, m))
+    sgn = np.empty(n_vec)
+    start = np.empty(n_vec, dtype=np.intp)
+    for p in range(cols.size):
+        X[p, cols[p]] = vals[p]
+        sgn[p] = signs[p]
+        start[p] = cols[p]
+    first = m
+    for p in range(cols.size):
+        first = min(first, cols[p])
+    for j in range(m):
+        if leave[j]:
+            first = min(first, j)
+            break
+    active = cols.size
+    compact = out.shape[0] != m or keep.size != m
+    c_out = 0
+    for k in range(m):
+        if k >= first:
+            lkk = L[k, k]
+            col = L[k + 1:, k]
+            for p in range(active):
+                if start[p] > k:
+                    continue
+                xp = X[p]
+                xk = xp[k]
+                if xk == 0.0:
+                    continue
+                sign = sgn[p]
+                r2 = lkk * lkk + sign * xk * xk
+                if not r2 > 0.0:
+                    return False
+                r = np.sqrt(r2)
+                c = r / lkk
+                s = xk / lkk
+                inv_c = 1.0 / c
+                ss = sign * s
+                lkk = r
+                xs = xp[k + 1:]
+                for i in range(col.size):
+                    lik = (col[i] + ss * xs[i]) * inv_c
+                    col[i] = lik
+                    xs[i] = c * xs[i] - s * lik
+            L[k, k] = lkk
+            if leave[k]:
+                X[active, k + 1:] = col
+                sgn[active] = 1.0
+                start[active] = k + 1
+                active += 1
+                continue
+        elif leave[k]:
+            continue
+        if compact:
+            for r in range(c_out, keep.size):
+                out[r, c_out] = L[keep[r], k]
+        c_out += 1
+    return True
 
 
 class CholeskyCache:
@@ -227,24 +254,22 @@ class CholeskyCache:
         # appended rows) against a new factorization (gather, dpotrf), in dpotrf flops.
         m_keep = m_old - leave.size
         sweeps = float(np.sum((m_old - leave) ** 2)) + float(np.sum((m_old - changed) ** 2))
-        work = (_SWEEP_COST / 2.0 * sweeps + (_COPY_COST * m_keep * m_keep if leave.size else 0.0)
-                + (m_keep * m_keep + _COPY_COST * m_keep) * enter.size)
+        work = _SWEEP_COST / 2.0 * sweeps + (_COPY_COST * m_keep * m_keep if leave.size else 0.0)
+        if enter.size:
+            work += _COPY_COST * m_new * m_new + (_TRSM_COST * m_keep * m_keep + _COPY_COST * m_keep) * enter.size
         if work > m_new ** 3 / 3.0 + 2.0 * _COPY_COST * m_new * m_new:
             return False
         L = self._L
-        x = np.empty(m_old)
-        # Diagonal changes first (updates before downdates), on the full kept factor.
-        for j in changed[np.argsort(delta[changed] < 0.0, kind="stable")]:
-            x[:] = 0.0
-            x[j] = np.sqrt(abs(delta[j]))
-            if not _rank_one(L, x, 1.0 if delta[j] > 0.0 else -1.0, int(j)):
+        keep_order = order
+        if changed.size or leave.size:
+            # Diagonal changes (updates before downdates), then deletions, in one pass over L.
+            changed = changed[np.argsort(delta[changed] < 0.0, kind="stable")]
+            kept = np.flatnonzero(stay)
+            out = np.empty((m_keep, m_keep), order="F") if leave.size else L
+            if not _modify_pass(L, changed, np.where(delta[changed] > 0.0, 1.0, -1.0),
+                                np.sqrt(np.abs(delta[changed])), ~stay, kept, out):
                 self._L = None
                 return False
-        keep_order = order
-        if leave.size:
-            kept = np.flatnonzero(stay)
-            out = np.empty((m_keep, m_keep), order="F")
-            _delete(L, leave, kept, out)
             L = out
             keep_order = order[kept]
         if enter.size:

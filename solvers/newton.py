@@ -118,7 +118,8 @@ class NewtonS3VM(MeanOutputS3VM):
         n_iter = 0
         res = None
         for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start):
-            res = lm_newton(factors, b, make_loss(cs), beta, tol=float(self.tol), max_iter=int(self.max_iter))
+            res = lm_newton(factors, b, make_loss(cs), beta, Kbeta0=None if res is None else res.outputs - b,
+                            tol=float(self.tol), max_iter=int(self.max_iter))
             beta = res.coef
             n_iter += res.n_iter
             reg = 0.5 * float(beta @ (res.outputs - b))

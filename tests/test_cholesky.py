@@ -104,3 +104,88 @@ def test_validation():
         CholeskyCache(np.ones((2, 3)))
     with pytest.raises(ValueError, match="NaN"):
         CholeskyCache(np.array([[1.0, np.nan], [np.nan, 1.0]]))
+
+
+def _sequential_reference(L, changes, leave):
+    """The modifications of ``_modify_pass`` one after another, in NumPy: rank-one updates and
+    downdates ``sign * v^2 e_j e_j^T`` (in the order given), then deletion of the rows/columns
+    ``leave`` in increasing order, each a rank-one update ``+ L[j+1:, j] L[j+1:, j]^T`` of the
+    trailing block (Golub & Van Loan Sec. 6.5.4); returns the kept rows/columns."""
+    L = L.copy()
+    m = L.shape[0]
+
+    def rank_one(x, sign, start):
+        for k in range(start, m):
+            if x[k] == 0.0:
+                continue
+            r = np.sqrt(L[k, k] * L[k, k] + sign * x[k] * x[k])
+            c, s = r / L[k, k], x[k] / L[k, k]
+            L[k, k] = r
+            lik = (L[k + 1:, k] + sign * s * x[k + 1:]) * (1.0 / c)
+            L[k + 1:, k] = lik
+            x[k + 1:] = c * x[k + 1:] - s * lik
+
+    for j, sign, v in changes:
+        x = np.zeros(m)
+        x[j] = v
+        rank_one(x, sign, j)
+    for j in np.sort(leave):
+        x = np.zeros(m)
+        x[j + 1:] = L[j + 1:, j]
+        rank_one(x, 1.0, j + 1)
+    keep = np.setdiff1d(np.arange(m), leave)
+    return np.tril(L[np.ix_(keep, keep)])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_pass_modification_is_the_sequence_of_rank_one_modifications(seed):
+    """Diagonal updates and downdates and deletions applied column by column in one pass give the
+    factor of the modified matrix, and the same numbers as applying them one after another."""
+    from solvers._cholesky import _modify_pass
+
+    rng = np.random.default_rng(seed)
+    m = 30
+    K = _kernel(m, seed=seed)
+    A = K + np.diag(rng.uniform(0.5, 2.0, m))
+    L0 = np.asfortranarray(np.linalg.cholesky(A))
+    cols = rng.choice(m, 6, replace=False)
+    signs = np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+    vals = np.sqrt(rng.uniform(0.05, 0.4, 6))
+    leave = np.sort(rng.choice(np.setdiff1d(np.arange(m), cols), 5, replace=False))
+    mask = np.zeros(m, bool)
+    mask[leave] = True
+    keep = np.flatnonzero(~mask)
+    out = np.empty((keep.size, keep.size), order="F")
+    L = L0.copy(order="F")
+    assert _modify_pass(L, cols, signs, vals, mask, keep, out)
+    got = np.tril(out)
+    ref = _sequential_reference(L0, list(zip(cols, signs, vals)), leave)
+    np.testing.assert_array_equal(got, ref)  # the same operations on the same operands
+    target = A + np.diag(np.bincount(cols, weights=signs * vals ** 2, minlength=m))
+    np.testing.assert_allclose(got @ got.T, target[np.ix_(keep, keep)], atol=1e-10)
+    # a downdate below positive definiteness is refused
+    L = L0.copy(order="F")
+    assert not _modify_pass(L, cols[:1], np.array([-1.0]), np.array([1e3]), np.zeros(m, bool), np.arange(m), L)
+
+
+def test_large_change_is_a_modification_when_cheaper_and_solves_the_new_system(monkeypatch):
+    """With many points leaving and entering and diagonal entries changing at once, the cache
+    modifies the factor (when its cost model says so) and the result solves the new system."""
+    import solvers._cholesky as chol
+
+    rng = np.random.default_rng(11)
+    n = 80
+    K = _kernel(n)
+    cache = CholeskyCache(K, refresh=10**6)
+    idx = np.sort(rng.choice(n, 50, replace=False))
+    diag = rng.uniform(0.2, 1.0, n)
+    _check(cache, K, idx, diag[idx], rng)
+    out_pts = rng.choice(idx, 15, replace=False)
+    in_pts = rng.choice(np.setdiff1d(np.arange(n), idx), 12, replace=False)
+    idx2 = np.sort(np.r_[np.setdiff1d(idx, out_pts), in_pts])
+    diag[rng.choice(idx2, 8, replace=False)] *= rng.choice([0.5, 3.0], 8)
+    monkeypatch.setattr(chol, "_SWEEP_COST", 0.0)
+    monkeypatch.setattr(chol, "_COPY_COST", 0.0)
+    monkeypatch.setattr(chol, "_TRSM_COST", 0.0)
+    _check(cache, K, idx2, diag[idx2], rng)
+    assert (cache.n_factor, cache.n_modify) == (1, 1)

@@ -44,7 +44,10 @@ def test_iterates_are_kernel_newton_on_the_duplicated_set(seed, floor, sigma):
         ref = kernel_newton(Kd, yd, cost, max_iter=max_iter)
         got = kernel_newton_terms(K, point, yd, cost, max_iter=max_iter)
         assert (got.n_iter, got.stop_reason, got.n_inner_iter) == (ref.n_iter, ref.stop_reason, ref.n_inner_iter)
-        np.testing.assert_allclose(got.coef, _collapse(ref.coef, n, unl), rtol=1e-9, atol=1e-10)
+        # The two solves may modify or refactor their factors at different steps (different
+        # sizes), so the coefficients agree to rounding relative to the largest one.
+        beta_ref = _collapse(ref.coef, n, unl)
+        np.testing.assert_allclose(got.coef, beta_ref, rtol=1e-9, atol=1e-10 * max(1.0, np.abs(beta_ref).max()))
         np.testing.assert_allclose(got.outputs, ref.outputs[:n], rtol=1e-9, atol=1e-10)
         np.testing.assert_allclose(got.outputs[unl], ref.outputs[n:], rtol=1e-9, atol=1e-10)
         np.testing.assert_array_equal(got.support, ref.support)

@@ -12,6 +12,7 @@ from solvers._primal import (
     kernel_newton,
     l2svm_mfn,
     l2svm_objective,
+    lm_newton,
 )
 
 REL = 1e-6
@@ -307,3 +308,30 @@ def test_rows_product_is_the_matrix_product(n_rows):
     v = np.zeros(40)
     v[rows] = rng.standard_normal(n_rows)
     np.testing.assert_allclose(_rows_product(K, v, rows), K @ v, rtol=1e-12, atol=1e-12)
+
+
+def test_lm_newton_kbeta0_spares_the_product_and_gives_the_same_minimizer():
+    """A warm start with ``Kbeta0 = K beta0`` (the previous call's outputs less b) reaches the
+    same minimizer as recomputing ``K beta0``; a wrong ``Kbeta0`` is used as given (so it is not
+    silently recomputed) and a wrong shape is refused."""
+    from solvers._losses import cccp_convex_loss
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 3))
+    K = gaussian_kernel(X, X, sigma=1.5)
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)  # labels, then the current CCCP signs
+    b = 0.1
+
+    def loss(o):  # one convex CCCP step (JMLR 2008 Sec. 4.1) with every point's sign fixed
+        L = cccp_convex_loss(y * o)
+        return float(L.value.sum()), y * L.grad, L.hess
+
+    first = lm_newton(K, b, loss, None, max_iter=3)  # stopped early: a warm start has work left
+    cold = lm_newton(K, b, loss, first.coef)
+    warm = lm_newton(K, b, loss, first.coef, Kbeta0=first.outputs - b)
+    np.testing.assert_allclose(warm.outputs, cold.outputs, rtol=0, atol=1e-10)
+    assert abs(warm.objective - cold.objective) <= 1e-12 * abs(cold.objective)
+    off = lm_newton(K, b, loss, first.coef, Kbeta0=first.outputs - b + 0.5, max_iter=1)
+    assert not np.allclose(off.outputs, lm_newton(K, b, loss, first.coef, max_iter=1).outputs)
+    with pytest.raises(ValueError, match="Kbeta0"):
+        lm_newton(K, b, loss, first.coef, Kbeta0=np.zeros(3))
