@@ -96,6 +96,19 @@ class BinaryFit:
     info: dict | None = None
 
 
+def _text_labels(y) -> np.ndarray:
+    """Text class labels as a str array, unlabeled points (``-1`` or ``"-1"``) as ``"-1"``.
+
+    Raises ValueError when numbers other than the marker -1 are mixed with text labels.
+    """
+    flat = y.ravel()
+    numbers = [v for v in flat if not isinstance(v, str) and v != UNLABELED]
+    if numbers:
+        raise ValueError(f"y mixes text class labels with numbers ({numbers[0]!r}): use text labels for every "
+                         f"class, and {UNLABELED} or '{UNLABELED}' for unlabeled points")
+    return np.array([str(v) for v in flat]).reshape(y.shape)
+
+
 class BaseS3VM(ClassifierMixin, BaseEstimator):
     """Shared machinery of the solvers; not used directly.
 
@@ -155,11 +168,23 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         if sp.issparse(X):
             X = X.copy() if not X.has_sorted_indices else X
             X.sort_indices()
+        y = np.asarray(y)
+        if y.dtype.kind in "US" or (y.dtype.kind == "O" and any(isinstance(v, str) for v in y.ravel())):
+            y = _text_labels(y)
         target = type_of_target(y, raise_unknown=True)  # "Unknown label type" for objects
         if target not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: y must hold class labels with {UNLABELED} for unlabeled "
                              f"points; got a {target} target")
-        return X, np.asarray(y)
+        return X, y
+
+    @staticmethod
+    def _labeled_mask(y) -> np.ndarray:
+        """Which points are labeled: ``y != -1`` (``y != "-1"`` for text labels, which may be
+        given as text or objects)."""
+        y = np.asarray(y)
+        if y.dtype.kind == "S" or (y.dtype.kind == "O" and any(isinstance(v, str) for v in y.ravel())):
+            y = _text_labels(y)
+        return y != (str(UNLABELED) if y.dtype.kind == "U" else UNLABELED)
 
     def fit(self, X, y):
         """Fit on labeled and unlabeled points.
@@ -168,8 +193,9 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class labels; ``-1`` marks an unlabeled point (scikit-learn's semi-supervised
-            convention), so ``-1`` cannot be a class.
+            Class labels, numbers or text; ``-1`` marks an unlabeled point (scikit-learn's
+            semi-supervised convention; with text labels ``-1`` or ``"-1"``), so it cannot be a
+            class. Text labels mixed with other numbers are refused (ValueError).
 
         Returns
         -------
@@ -177,7 +203,7 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X, y = self._validate_fit_input(X, y)
-        labeled = y != UNLABELED
+        labeled = self._labeled_mask(y)
         if not labeled.any():
             raise ValueError("no labeled point: at least one labeled point per class is needed (y == -1 marks unlabeled)")
         classes = np.unique(y[labeled])
