@@ -60,6 +60,12 @@ class CCCP(MeanOutputS3VM):
         Relative Newton-decrement tolerance of each convex step.
     max_iter : int, default=200
         Newton iterations per convex step at most.
+    search_stall_halvings : int >= 1 or None, default=None
+        Opt-in early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
+        consecutive halvings of the bracket left the positive counts at both of its ends
+        unchanged, the search stops and constraint (3) is met by the threshold shift of the
+        closest solution (:class:`solvers._mean_output.MeanOutputS3VM`). None (default) bisects
+        down to the bracket width 1e-4.
 
     Attributes
     ----------
@@ -72,7 +78,8 @@ class CCCP(MeanOutputS3VM):
     _accepts_sparse = True
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, anneal=True,
-                 anneal_steps=10, anneal_start=1e-3, max_cccp_iter=100, tol=1e-10, max_iter=200):
+                 anneal_steps=10, anneal_start=1e-3, max_cccp_iter=100, tol=1e-10, max_iter=200,
+                 search_stall_halvings=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -85,6 +92,7 @@ class CCCP(MeanOutputS3VM):
         self.max_cccp_iter = max_cccp_iter
         self.tol = tol
         self.max_iter = max_iter
+        self.search_stall_halvings = search_stall_halvings
 
     def _check_params(self):
         super()._check_params()

@@ -53,6 +53,12 @@ class NewtonS3VM(MeanOutputS3VM):
         Relative Newton-decrement tolerance of each stage (:func:`solvers._primal.lm_newton`).
     max_iter : int, default=200
         Levenberg-Marquardt iterations per stage at most.
+    search_stall_halvings : int >= 1 or None, default=None
+        Opt-in early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
+        consecutive halvings of the bracket left the positive counts at both of its ends
+        unchanged, the search stops and constraint (3) is met by the threshold shift of the
+        closest solution (:class:`solvers._mean_output.MeanOutputS3VM`). None (default) bisects
+        down to the bracket width 1e-4.
 
     Attributes
     ----------
@@ -66,7 +72,7 @@ class NewtonS3VM(MeanOutputS3VM):
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, loss="flat",
                  plateau=FLAT_LOSS_DEFAULTS["plateau"], ramp=FLAT_LOSS_DEFAULTS["ramp"], anneal_steps=10,
-                 anneal_start=2.0 ** -9, tol=1e-10, max_iter=200):
+                 anneal_start=2.0 ** -9, tol=1e-10, max_iter=200, search_stall_halvings=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -80,6 +86,7 @@ class NewtonS3VM(MeanOutputS3VM):
         self.anneal_start = anneal_start
         self.tol = tol
         self.max_iter = max_iter
+        self.search_stall_halvings = search_stall_halvings
 
     def _check_params(self):
         super()._check_params()
