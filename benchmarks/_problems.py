@@ -36,8 +36,17 @@ from dataclasses import dataclass
 import numpy as np
 
 import solvers
-from harness import optima
-from harness.protocol import ProtocolSettings, run_split
+
+# harness.optima and harness.protocol (scikit-learn, scipy, the solvers' numerics: about a second
+# to import) are imported where a problem is built or run, not here: asv starts a process for
+# every (benchmark, parameters), and the track benchmarks only read the once-per-run table.
+
+
+def run_split(*args, **kwargs):
+    """:func:`harness.protocol.run_split` (imported on first use)."""
+    from harness.protocol import run_split as run
+
+    return run(*args, **kwargs)
 
 PROFILE_ENV = "S3VM_ASV_PROFILE"
 
@@ -103,13 +112,15 @@ class Problem:
     name: str
     ds: object
     split: object
-    settings: ProtocolSettings
+    settings: object  # harness.protocol.ProtocolSettings
     reference_set: str | None = None  # harness.optima set holding its branch-and-bound optimum
 
 
 def load_problem(name: str) -> Problem:
     """Build problem ``name`` exactly as the protocol (and, for reference sets, ``optima``) does."""
     from data_registry import derive_seed, jmlr2008_splits, load_dataset
+    from harness import optima
+    from harness.protocol import ProtocolSettings
 
     if name in ("two_moons", "coil3"):
         # Realization / split 0 of the reference set: same data, split and settings as the stored
@@ -235,6 +246,8 @@ def reference_optimum(problem: Problem) -> tuple[float | None, bool]:
     """
     if problem.reference_set is None:
         return None, False
+    from harness import optima
+
     store = optima.load_store(problem.reference_set)
     entries = [optima.lookup(b, store) for b in
                optima.binary_problems(problem.reference_set, problem.ds, problem.split, problem.settings)]
