@@ -629,19 +629,25 @@ def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
         yield from par(delayed(_execute_pair)(c, time_limit, env) for c in todo)
     elif backend == "dask":
         try:
-            from distributed import Client, as_completed
+            from distributed import Client, LocalCluster, as_completed
         except ImportError as exc:
             raise ImportError("backend='dask' needs dask.distributed: pip install 's3vm-bench[dask]'") from exc
-        if scheduler is None:
-            raise ValueError("backend='dask' needs scheduler='tcp://host:port' (a running dask scheduler)")
-        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+        cluster = None
+        if scheduler is None:  # a cluster of this machine: n_jobs worker processes, one thread each
+            cluster = LocalCluster(n_workers=n_jobs if n_jobs > 0 else (os.cpu_count() or 1), threads_per_worker=1,
+                                   processes=True, dashboard_address=None, host="127.0.0.1")
+        client = scheduler if isinstance(scheduler, Client) else Client(cluster or scheduler)
+        # Workers started elsewhere do not have this process's data location: it goes with each cell.
+        env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
         try:
-            futures = {client.submit(execute_cell, c, time_limit, pure=False): c for c in todo}
+            futures = [client.submit(_execute_pair, c, time_limit, env, pure=False) for c in todo]
             for fut in as_completed(futures):
-                yield futures[fut], fut.result()
+                yield fut.result()
         finally:
             if not isinstance(scheduler, Client):
                 client.close()
+            if cluster is not None:
+                cluster.close()
     else:
         raise ValueError(f"backend must be 'loky', 'dask' or 'sequential', got {backend!r}")
 
@@ -659,7 +665,9 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
         joblib workers (-1: all cores).
     backend : {"loky", "dask", "sequential"}
     scheduler : str or distributed.Client, optional
-        The dask scheduler address (or a connected client) for ``backend="dask"``.
+        The dask scheduler address (or a connected client) for ``backend="dask"``; without one, a
+        ``distributed.LocalCluster`` of ``n_jobs`` worker processes is started for the run. The
+        data location (the ``S3VM_DATA*`` environment variables) is sent with every cell.
     time_limit : float, optional
         Seconds per cell; a cell past it is stopped and reported with status ``timeout``
         (enforced by an alarm in the main thread of a worker process: loky and sequential; in a
