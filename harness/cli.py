@@ -307,6 +307,39 @@ def _figures(args) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (a bad value exits with status 2 and says why)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    """argparse type of ``--jobs``: an integer >= 1, or -1 for every core."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, or -1 for every core; got {value}")
+    return value
+
+
 def _version() -> str:
     """The installed distribution's version (``s3vm-bench``), or "unknown" when it is not installed."""
     from importlib import metadata
@@ -336,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="one solver on every split of one data set (common protocol)")
     r.add_argument("--solver", required=True, help="registry name or package.module:Class")
     r.add_argument("--dataset", required=True)
-    r.add_argument("--splits", type=int, default=10, help="number of splits (default 10)")
+    r.add_argument("--splits", type=_positive_int, default=10, help="number of splits (default 10)")
     r.add_argument("--protocol", default="jmlr2008", help="split protocol (default jmlr2008)")
     r.add_argument("--kernel", choices=("rbf", "linear"))
     r.add_argument("--sigma", type=float, help="default: JMLR 2008 Table 5")
@@ -352,16 +385,16 @@ def build_parser() -> argparse.ArgumentParser:
     ob = osub.add_parser("build", help="compute and store the missing optima; retry the uncertified ones when "
                          "given a larger time or node limit than they had (merged: no bound is lost)")
     ob.add_argument("sets", nargs="+", metavar="SET", help="two_moons, coil3, 2moons, two_circles")
-    ob.add_argument("--n", type=int, help="problems (realizations or splits) per set (default: the paper's)")
-    ob.add_argument("--time-limit", dest="time_limit", type=float, help="seconds per binary problem")
-    ob.add_argument("--node-limit", dest="node_limit", type=int, help="nodes per binary problem")
+    ob.add_argument("--n", type=_positive_int, help="problems (realizations or splits) per set (default: the paper's)")
+    ob.add_argument("--time-limit", dest="time_limit", type=_positive_float, help="seconds per binary problem")
+    ob.add_argument("--node-limit", dest="node_limit", type=_positive_int, help="nodes per binary problem")
     ob.add_argument("--seed-truth", dest="seed_truth", action="store_true",
                     help="seed the incumbent with the true labeling (speeds up pruning; recorded)")
     ob.add_argument("--branching", choices=("nips", "bound", "product"), default="nips",
                     help="branching rule of solvers.bb (all exact; a rule not yet tried on an uncertified entry "
                     "retries it)")
     ob.add_argument("--only", nargs="+", metavar="KEY", help="only these problems, e.g. split6/class0")
-    ob.add_argument("--jobs", type=int, default=1, help="processes per search (default 1)")
+    ob.add_argument("--jobs", type=_positive_int, default=1, help="processes per search (default 1)")
     ob.add_argument("--resume", action="store_true",
                     help="continue the stopped search of an uncertified entry from the frontier it kept, by the "
                     "given limit (whatever the earlier limits were)")
@@ -376,11 +409,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("solver", help="registry name or package.module:Class")
     c.add_argument("--datasets", nargs="+", default=["two_moons", "coil3"], metavar="SET",
                    help="reference sets (default: two_moons coil3)")
-    c.add_argument("--splits", type=int, help="problems per set (default: all stored for the paper's count)")
+    c.add_argument("--splits", type=_positive_int, help="problems per set (default: all stored for the paper's count)")
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
     c.add_argument("--compute-missing", dest="compute_missing", action="store_true",
                    help="run branch and bound where no optimum is stored (and store it)")
-    c.add_argument("--time-limit", dest="time_limit", type=float, help="with --compute-missing: seconds per problem")
+    c.add_argument("--time-limit", dest="time_limit", type=_positive_float, help="with --compute-missing: seconds per problem")
     c.set_defaults(func=_compare)
 
     rp = sub.add_parser("reproduce", help="regenerate paper tables beside the published values")
@@ -388,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--all", action="store_true", help="every table with a spec (and ICML 2013 Table 2)")
     rp.add_argument("--list", action="store_true", help="list the tables and exit")
     rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count): a smoke run")
-    rp.add_argument("--splits", type=int, help="run at most the first N splits of each table (the report also "
+    rp.add_argument("--splits", type=_positive_int, help="run at most the first N splits of each table (the report also "
                     "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
     rp.add_argument("--solvers", nargs="+", metavar="NAME",
@@ -397,18 +430,18 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--plan", action="store_true",
                     help="run nothing: list the cells cached and missing per table and data set, with the compute "
                          "time of the missing ones estimated from the cached cells' fit times")
-    rp.add_argument("--verify", type=int, metavar="N",
+    rp.add_argument("--verify", type=_positive_int, metavar="N",
                     help="rerun N cached cells drawn at random (without the cache) and compare them with their "
                          "stored results; runs nothing else and writes nothing (exit status 1 if one differs)")
-    rp.add_argument("--verify-max-seconds", dest="verify_max_seconds", type=float, default=10.0,
+    rp.add_argument("--verify-max-seconds", dest="verify_max_seconds", type=_positive_float, default=10.0,
                     help="with --verify: draw among the cells whose stored run took at most this (default 10)")
     rp.add_argument("--verify-seed", dest="verify_seed", type=int, default=0, help="with --verify: the draw's seed")
     rp.add_argument("--from-cache", dest="from_cache", action="store_true",
                     help="run nothing: write the reports from the cells already in the cache")
-    rp.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    rp.add_argument("--jobs", type=_jobs, default=-1, help="parallel workers (default: all cores)")
     rp.add_argument("--backend", choices=("loky", "dask", "sequential"), default="loky")
     rp.add_argument("--scheduler", help="dask scheduler address (tcp://host:port) for --backend dask")
-    rp.add_argument("--time-limit", dest="time_limit", type=float, default=3600.0,
+    rp.add_argument("--time-limit", dest="time_limit", type=_positive_float, default=3600.0,
                     help="seconds per cell (default 3600); a cell past it is reported as a timeout")
     rp.add_argument("--cache", help="cell cache folder (default: the project's results/cache, also when "
                          "--reports points elsewhere)")
@@ -431,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="the main job on built-in data (no download): two-moons reproduction")
     d.add_argument("--realizations", type=int, default=5, help="two-moons realizations (default 5)")
-    d.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    d.add_argument("--jobs", type=_jobs, default=-1, help="parallel workers (default: all cores)")
     d.add_argument("--out", default="results/demo", help="where the report and the run table go")
     d.set_defaults(func=_demo)
     return p

@@ -47,6 +47,9 @@ def run_solver(solver: str, dataset: str, *, n_splits: int = 10, protocol: str =
     ds = load_dataset(dataset)
     settings = settings or ProtocolSettings.for_dataset(ds.name)
     splits = make_splits(ds, protocol, n_splits=n_splits)
+    if len(splits) < n_splits:
+        raise ValueError(f"{ds.name} has {len(splits)} splits under protocol {protocol!r}, not {n_splits}: "
+                         f"use --splits {len(splits)} or fewer")
     rows = []
     echo(f"{solver} on {ds.name} ({ds.n_samples} x {ds.n_features}, {ds.n_classes} classes), protocol "
          f"{protocol}, kernel {settings.kernel} sigma={settings.sigma} C={settings.C} C*={settings.c_star} "

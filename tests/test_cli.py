@@ -119,3 +119,23 @@ def test_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"s3vm-bench {metadata.version('s3vm-bench')}"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "--solver", "svm", "--dataset", "g50c", "--splits", "0"], "--splits: must be an integer >= 1"),
+    (["compare", "svm", "--time-limit", "-1"], "--time-limit: must be a finite number > 0"),
+    (["optima", "build", "two_moons", "--node-limit", "-5"], "--node-limit: must be an integer >= 1"),
+    (["demo", "--jobs", "0"], "--jobs: must be >= 1, or -1 for every core"),
+    (["reproduce", "--all", "--plan", "--time-limit", "nan"], "--time-limit: must be a finite number > 0"),
+    (["reproduce", "--all", "--verify", "x"], "--verify: 'x' is not an integer"),
+])
+def test_bad_numbers_on_the_command_line_are_refused_before_any_work(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_run_refuses_more_splits_than_the_data_set_has(data_env, capsys):
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--splits", "1000"]) == 2
+    assert "g50c has 10 splits under protocol 'jmlr2008', not 1000" in capsys.readouterr().err
