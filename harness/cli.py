@@ -307,14 +307,26 @@ def _figures(args) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (a bad value exits with status 2 and says why)."""
+def _integer(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (a bad value exits with status 2 and says why)."""
+    value = _integer(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    """argparse type of ``--jobs``: an integer >= 1, or -1 for every core."""
+    value = _integer(text)
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, or -1 for every core; got {value}")
     return value
 
 
@@ -326,17 +338,6 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not (value > 0 and value != float("inf")):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
-    return value
-
-
-def _jobs(text: str) -> int:
-    """argparse type of ``--jobs``: an integer >= 1, or -1 for every core."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1 and value != -1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, or -1 for every core; got {value}")
     return value
 
 
