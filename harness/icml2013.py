@@ -26,17 +26,16 @@ Protocol (ICML 2013 Sec. 6), with the choices the paper leaves open written here
   al. 2006 as JMLR 2008 Alg. 4: squared hinge; the mean output fixed, b = 2r - 1 as Sec. 2 says
   S3VMs do, one solve, no search; extra method ``cccp_b``); S3VM-path = ``s3vm_path`` (hinge
   loss, b = 2r - 1). The paper's CCCP is a hinge-loss implementation; ours is the JMLR 2008 one.
-  Until stop 38 the CCCP column ran ``cccp`` with its dichotomic search on r~, which moves the
-  bias until exactly round(u r) unlabeled outputs are positive (a count constraint the paper's
-  CCCP does not have); those results, stored with every split (``cccp``), are shown beside it as
-  "CCCP searched", with no paper value;
+  ``cccp`` with its dichotomic search on r~, which moves the bias until exactly round(u r)
+  unlabeled outputs are positive (a count constraint the paper's CCCP does not have), is stored
+  with every split and shown beside it as "CCCP searched", with no paper value;
 
 Figure 5: gamma = 1/d, C = C* in {1, 10, 100, 1000}: the labels y^ each solver ends with at C*
 = C are scored by J(f*_y^, y^) of eq. (1) (the conditionally optimal solution for those labels
 with b = 2r - 1, ``solvers.s3vm_path.conditional_optimum``). A split's record holds those of the
 path, the squared-hinge S3VM-light and the count-searched CCCP (:func:`run_split`); those of the
 judged S3VM-light and CCCP (``light_l1``, ``cccp_b``) come from a line of their own
-(:func:`run_fig5`, ``"extra": "fig5"``), added after stop 38 like the extra methods.
+(:func:`run_fig5`, ``"extra": "fig5"``), like the extra methods.
 
 Timing: for every (C, gamma) cell, seconds of the entire path and of S3VM-light (l2) with its 10
 annealing steps, measured in the same process one after the other. Each stored line records

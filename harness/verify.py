@@ -15,14 +15,9 @@ points), the same ``balance_exact`` and number of binary problems, and an object
 relative ``rtol`` (default 1e-6: the solvers stop at tolerances, and another BLAS build may
 round differently). Times are shown, not judged.
 
-What it found (stop 39, AMD EPYC, OpenBLAS 0.3.31): 97 of 100 cells drawn from every table
-reproduce; the 3 that do not, and 9 of 40 nabla-DA (``grad_da``) cells drawn among its own, are
-nabla-DA cells, whose errors moved by 0.5-3.8 points and objectives by up to 9%. They were run
-with OpenBLAS's SkylakeX kernels, where OpenBLAS picks Haswell kernels on this CPU: with
-``OPENBLAS_CORETYPE=SkylakeX`` they reproduce bit for bit -- and one DA cell of ICML 2006 Table
-2, run under Haswell kernels, then does not, nor do 5 of 30 heavier Uspst / Isolet / Coil20 cells,
-which all reproduce under the default kernels (the stored run mixes machines). Rows record the
-BLAS kernel since (:func:`harness.results.blas_info`), and a differing cell's line names both.
+Rows record the BLAS kernel they ran under (:func:`harness.results.blas_info`), and a differing
+cell's line names both: some solvers' results (nabla-DA most) depend on OpenBLAS's per-CPU kernel
+choice; what earlier checks found is in ``reports/DIFFERENCES.md`` (E2).
 """
 
 from __future__ import annotations
