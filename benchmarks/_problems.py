@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import solvers
+from s3vm_bench import solvers
 
 # harness.optima and harness.protocol (scikit-learn, scipy, the solvers' numerics: about a second
 # to import) are imported where a problem is built or run, not here: asv starts a process for
@@ -44,7 +44,7 @@ import solvers
 
 def run_split(*args, **kwargs):
     """:func:`harness.protocol.run_split` (imported on first use)."""
-    from harness.protocol import run_split as run
+    from s3vm_bench.harness.protocol import run_split as run
 
     return run(*args, **kwargs)
 
@@ -118,9 +118,9 @@ class Problem:
 
 def load_problem(name: str) -> Problem:
     """Build problem ``name`` exactly as the protocol (and, for reference sets, ``optima``) does."""
-    from data_registry import derive_seed, jmlr2008_splits, load_dataset
-    from harness import optima
-    from harness.protocol import ProtocolSettings
+    from s3vm_bench.data_registry import derive_seed, jmlr2008_splits, load_dataset
+    from s3vm_bench.harness import optima
+    from s3vm_bench.harness.protocol import ProtocolSettings
 
     if name in ("two_moons", "coil3"):
         # Realization / split 0 of the reference set: same data, split and settings as the stored
@@ -246,7 +246,7 @@ def reference_optimum(problem: Problem) -> tuple[float | None, bool]:
     """
     if problem.reference_set is None:
         return None, False
-    from harness import optima
+    from s3vm_bench.harness import optima
 
     store = optima.load_store(problem.reference_set)
     entries = [optima.lookup(b, store) for b in

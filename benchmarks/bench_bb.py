@@ -38,9 +38,9 @@ class Certify:
 
     def setup(self, case):
         try:
-            from harness.optima import REFERENCE_SETS, binary_problems, labels_from_str, load_store, lookup
-            from harness.protocol import _gram
-            from solvers.bb import branch_and_bound
+            from s3vm_bench.harness.optima import REFERENCE_SETS, binary_problems, labels_from_str, load_store, lookup
+            from s3vm_bench.harness.protocol import _gram
+            from s3vm_bench.solvers.bb import branch_and_bound
         except ImportError as exc:
             raise NotImplementedError(f"this commit lacks the branch-and-bound API: {exc}") from exc
         set_name, split, cls = CASES[case]
@@ -51,7 +51,7 @@ class Certify:
         if entry is None or not entry.get("certified"):
             raise NotImplementedError(f"no certified stored optimum for {set_name} {problem.key} in this commit")
         try:
-            from solvers._bb_kernels import warm_up
+            from s3vm_bench.solvers._bb_kernels import warm_up
         except ImportError:  # a commit before the compiled kernels
             pass
         else:

@@ -50,7 +50,7 @@ class Fit:
             # Its numba kernels compile (or load from the cache) on first use in a process:
             # seconds that are not part of a fit.
             try:
-                from solvers._bb_kernels import warm_up
+                from s3vm_bench.solvers._bb_kernels import warm_up
             except ImportError:  # a commit before the compiled kernels
                 pass
             else:

@@ -60,8 +60,8 @@ def uspst_problem(split_index: int = 0, digit: int = DIGIT):
     settings : harness.protocol.ProtocolSettings
         JMLR 2008 Table 5 settings of uspst, exact r.
     """
-    from data_registry import load_dataset, make_splits
-    from harness.protocol import ProtocolSettings
+    from s3vm_bench.data_registry import load_dataset, make_splits
+    from s3vm_bench.harness.protocol import ProtocolSettings
 
     ds = load_dataset("uspst")
     split = make_splits(ds, "jmlr2008")[split_index]
@@ -100,8 +100,8 @@ def _timed(cls, clock: list):
 
 def run_solver(name: str, ds, split, settings):
     """One protocol run of solver ``name``: (fit CPU s, wall s, objective, unlabeled error, n_pos)."""
-    from harness.protocol import run_split
-    from solvers import get_solver
+    from s3vm_bench.harness.protocol import run_split
+    from s3vm_bench.solvers import get_solver
 
     clock = [0.0]
     cls = _timed(get_solver(name), clock)
@@ -114,9 +114,9 @@ def run_solver(name: str, ds, split, settings):
 
 def table3(splits: int = 1, losses=("Flat", "Quadratic"), echo=print) -> list[dict]:
     """Newton S3VM's CPU seconds per binary classifier on the rows of JMLR 2008 Table 3, beside the paper's."""
-    from harness.grid import execute_cell
-    from harness.reproduce import build_cells, load_targets
-    from harness.specs import get_spec
+    from s3vm_bench.harness.grid import execute_cell
+    from s3vm_bench.harness.reproduce import build_cells, load_targets
+    from s3vm_bench.harness.specs import get_spec
 
     spec = get_spec("jmlr2008-table3")
     paper = load_targets(spec.key)

@@ -54,7 +54,7 @@ def registry() -> dict[str, tuple[str, str | None]]:
         ``{relative_path: (known_hash, url_or_None)}``; ``None`` marks a file with no
         upstream copy, which can only come from ``S3VM_DATA_MIRROR``.
     """
-    text = resources.files("data_registry").joinpath("registry.txt").read_text("utf-8")
+    text = resources.files(__package__).joinpath("registry.txt").read_text("utf-8")
     out: dict[str, tuple[str, str | None]] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()

@@ -7,8 +7,8 @@ Run from this directory::
 
 import numpy as np
 
-from solvers._base import BaseS3VM, BinaryFit
-from solvers._primal import kernel_newton
+from s3vm_bench.solvers._base import BaseS3VM, BinaryFit
+from s3vm_bench.solvers._primal import kernel_newton
 
 
 class SupervisedOnly(BaseS3VM):

@@ -24,11 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .paths import DEFAULT_WORK_DIR, ENV_VAR, work_dir
+
 __all__ = ["main", "build_parser"]
 
 
 def _data_list(args) -> int:
-    from data_registry import list_datasets
+    from s3vm_bench.data_registry import list_datasets
 
     rows = []
     for s in list_datasets():
@@ -44,7 +46,7 @@ def _data_list(args) -> int:
 
 
 def _data_fetch(args) -> int:
-    from data_registry import DataFetchError, get_spec, list_datasets, load_dataset
+    from s3vm_bench.data_registry import DataFetchError, get_spec, list_datasets, load_dataset
 
     names = [s.name for s in list_datasets(include_network=False)] if args.all else args.names
     if not names:
@@ -64,7 +66,7 @@ def _data_fetch(args) -> int:
 
 
 def _data_info(args) -> int:
-    from data_registry import DataFetchError, get_spec, load_dataset
+    from s3vm_bench.data_registry import DataFetchError, get_spec, load_dataset
 
     try:
         spec = get_spec(args.name)
@@ -87,7 +89,7 @@ def _demo(args) -> int:
     import dataclasses
     from pathlib import Path
 
-    from solvers import REGISTRY, get_solver
+    from s3vm_bench.solvers import REGISTRY, get_solver
 
     from .reproduce import reproduce
     from .specs import SPECS, Config
@@ -109,7 +111,7 @@ def _demo(args) -> int:
             continue
         extra.append(Config(name, name))
     spec = dataclasses.replace(base, configs=base.configs + tuple(extra), quick_splits=args.realizations)
-    out_dir = Path(args.out)
+    out_dir = work_dir(args.out).demo
     print(f"== two moons, NIPS 2006 Table 1 on {args.realizations} realization(s): {len(spec.configs)} solvers "
           f"(sigma = 0.5, C = C* = 10, 2 labeled + 100 unlabeled points, 200 test points) ==", flush=True)
     SPECS_BACKUP = dict(SPECS)
@@ -127,7 +129,7 @@ def _demo(args) -> int:
 
 
 def _run(args) -> int:
-    from data_registry import DataFetchError
+    from s3vm_bench.data_registry import DataFetchError
 
     from .protocol import ProtocolSettings
     from .run import parse_params, run_solver
@@ -137,7 +139,8 @@ def _run(args) -> int:
                                        "C_star": args.C_star, "r_mode": args.r_mode}.items() if v is not None}
         settings = ProtocolSettings.for_dataset(args.dataset, **overrides)
         rows = run_solver(args.solver, args.dataset, n_splits=args.splits, protocol=args.protocol,
-                          settings=settings, params=parse_params(args.param), results=args.results)
+                          settings=settings, params=parse_params(args.param),
+                          results=args.results or work_dir(args.out).runs)
     except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -145,7 +148,7 @@ def _run(args) -> int:
 
 
 def _optima_build(args) -> int:
-    from data_registry import DataFetchError
+    from s3vm_bench.data_registry import DataFetchError
 
     from threadpoolctl import threadpool_limits
 
@@ -191,19 +194,21 @@ def _optima_show(args) -> int:
 
 
 def _compare(args) -> int:
-    from data_registry import DataFetchError
+    from s3vm_bench.data_registry import DataFetchError
 
     from threadpoolctl import threadpool_limits
 
-    from .compare import compare
+    from .compare import compare, write_csv
     from .run import parse_params
 
     try:
+        out = work_dir(args.out).compare / f"{_file_stem(args.solver)}.csv"
         # One BLAS thread, as the grid runs its cells: the problems are small (see _optima_build)
         # and the solver's time should not depend on how busy the machine's other cores are.
         with threadpool_limits(1):
-            compare(args.solver, args.datasets, args.splits, params=parse_params(args.param),
-                    compute_missing=args.compute_missing, time_limit=args.time_limit)
+            rows = compare(args.solver, args.datasets, args.splits, params=parse_params(args.param),
+                           compute_missing=args.compute_missing, time_limit=args.time_limit)
+        print(f"per-problem table: {write_csv(rows, out, args.solver)}")
     except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -211,7 +216,7 @@ def _compare(args) -> int:
 
 
 def _reproduce(args) -> int:
-    from data_registry import DataFetchError
+    from s3vm_bench.data_registry import DataFetchError
 
     from .reproduce import reproduce
     from .specs import EXTERNAL, SPECS, UNSPECIFIED
@@ -228,6 +233,14 @@ def _reproduce(args) -> int:
     if not keys:
         print("name at least one table (see --list), or --all", file=sys.stderr)
         return 2
+    try:
+        wd = work_dir(args.out)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    reports = Path(args.reports) if args.reports else wd.reports
+    cache = Path(args.cache) if args.cache else wd.cache
+    results = Path(args.results) if args.results else reports / "runs.csv.gz"
     if args.verify is not None:
         from .verify import verify
 
@@ -239,8 +252,7 @@ def _reproduce(args) -> int:
         try:
             checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
                             quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
-                            cache_dir=args.cache,
-                            results=args.results or (Path(args.reports) / "runs.csv.gz" if args.reports else None),
+                            cache_dir=cache, results=results,
                             read_table=not args.no_table, echo=lambda m: print(m, flush=True))
         except (ValueError, TypeError, DataFetchError) as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -253,9 +265,7 @@ def _reproduce(args) -> int:
 
         try:
             rows, external, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-                                         solvers=args.solvers, cache_dir=args.cache,
-                                         results=args.results or (Path(args.reports) / "runs.csv.gz"
-                                                                  if args.reports else None),
+                                         solvers=args.solvers, cache_dir=cache, results=results,
                                          read_table=not args.no_table)
         except (ValueError, TypeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -265,9 +275,8 @@ def _reproduce(args) -> int:
         return 0
     try:
         out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
-                        cache_dir=args.cache,
-                        results=args.results,
-                        reports_dir=args.reports, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                        cache_dir=cache, results=results, reports_dir=reports, n_jobs=args.jobs,
+                        backend=args.backend, scheduler=args.scheduler,
                         time_limit=args.time_limit, progress=not args.no_progress, run=not args.from_cache,
                         read_table=not args.no_table)
     except (ValueError, TypeError, ImportError, DataFetchError) as exc:
@@ -296,7 +305,7 @@ def _figures(args) -> int:
         return 2
     from ._atomic import atomic_write
 
-    out = Path(args.out)
+    out = work_dir(args.out).figures
     results = make_figures(names, out)
     if args.all:
         # The gallery lists every figure, so it is rewritten only when all of them were attempted.
@@ -351,6 +360,19 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+def _out_option(parser, what: str = "") -> None:
+    """The work folder option shared by the commands that write (see :mod:`harness.paths`)."""
+    parser.add_argument("--out", metavar="DIR", help=f"work folder (default: ${ENV_VAR} or ./{DEFAULT_WORK_DIR})"
+                        + (f"; {what}" if what else ""))
+
+
+def _file_stem(spec: str) -> str:
+    """A file name for a solver spec (``path/to/my.py:Class`` -> ``my.py_Class``)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec.replace("\\", "/")).name).strip("._") or "solver"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="s3vm-bench", description="Semi-supervised SVM benchmark suite.")
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -378,7 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--C-star", dest="C_star", type=float, help="default: C* = C")
     r.add_argument("--r-mode", dest="r_mode", choices=("exact", "estimated"))
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
-    r.add_argument("--results", default="results/runs.csv", help="CSV the rows are appended to")
+    r.add_argument("--results", help="CSV the rows are appended to (default: results/runs.csv of the work folder)")
+    _out_option(r)
     r.set_defaults(func=_run)
 
     o = sub.add_parser("optima", help="branch-and-bound reference optima of the small problems")
@@ -415,6 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--compute-missing", dest="compute_missing", action="store_true",
                    help="run branch and bound where no optimum is stored (and store it)")
     c.add_argument("--time-limit", dest="time_limit", type=_positive_float, help="with --compute-missing: seconds per problem")
+    _out_option(c, "the per-problem CSV goes to results/compare/ in it")
     c.set_defaults(func=_compare)
 
     rp = sub.add_parser("reproduce", help="regenerate paper tables beside the published values")
@@ -444,12 +468,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--scheduler", help="dask scheduler address (tcp://host:port) for --backend dask")
     rp.add_argument("--time-limit", dest="time_limit", type=_positive_float, default=3600.0,
                     help="seconds per cell (default 3600); a cell past it is reported as a timeout")
-    rp.add_argument("--cache", help="cell cache folder (default: the project's results/cache, also when "
-                         "--reports points elsewhere)")
+    _out_option(rp, "reports in reports/, cell cache in results/cache/; `--out .` in a source checkout "
+                "rewrites the committed reports")
+    rp.add_argument("--cache", help="cell cache folder (default: results/cache of the work folder)")
     rp.add_argument("--results", help="tidy results table, CSV or gzip-compressed CSV (*.csv.gz; default "
-                    "the reports folder's runs.csv.gz): the rows go there, and a cell whose row there carries "
-                    "its current key is read from it, not rerun")
-    rp.add_argument("--reports", help="reports folder (default reports/)")
+                    "the reports folder's runs.csv.gz): the rows go there, and a cell whose row there or in the "
+                    "shipped table carries its current key is read from it, not rerun")
+    rp.add_argument("--reports", help="reports folder (default: reports/ of the work folder)")
     rp.add_argument("--no-table", dest="no_table", action="store_true",
                     help="take no cell from the results table, only from the cache folder (with an empty --cache: "
                          "recompute everything, e.g. under other package versions)")
@@ -460,13 +485,13 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("names", nargs="*", metavar="FIGURE", help="e.g. jmlr2008-fig2 (see --list)")
     fg.add_argument("--all", action="store_true", help="every figure; missing data is reported, not fatal")
     fg.add_argument("--list", action="store_true", help="list the figures and exit")
-    fg.add_argument("--out", default="figures", help="output folder (default figures/)")
+    _out_option(fg, "the figures go to figures/ in it")
     fg.set_defaults(func=_figures)
 
     d = sub.add_parser("demo", help="the main job on built-in data (no download): two-moons reproduction")
     d.add_argument("--realizations", type=int, default=5, help="two-moons realizations (default 5)")
     d.add_argument("--jobs", type=_jobs, default=-1, help="parallel workers (default: all cores)")
-    d.add_argument("--out", default="results/demo", help="where the report and the run table go")
+    _out_option(d, "the report and the run table go to results/demo/ in it")
     d.set_defaults(func=_demo)
     return p
 
@@ -474,7 +499,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``s3vm-bench`` console script."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except OSError as exc:  # e.g. an output folder that cannot be created or written
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"error: {where}{exc.strerror or exc} (the work folder is chosen with --out DIR or {ENV_VAR})",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

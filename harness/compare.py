@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from solvers import get_solver
+from s3vm_bench.solvers import get_solver
 
 from .optima import (binary_problems, certify, evaluate_optimum, get_reference_set, labels_from_str, load_store,
                      lookup, save_store)
 from .grid import check_solver_params
 from .protocol import run_split
 
-__all__ = ["CompareRow", "compare"]
+__all__ = ["CompareRow", "compare", "write_csv"]
 
 
 @dataclass
@@ -114,3 +115,23 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
              f"{100 * np.mean([r.unlabeled_error for r in mine]):.1f}% vs {100 * np.mean([r.optimum_unlabeled_error for r in mine]):.1f}%"
              f", certified {sum(r.certified for r in mine)}/{len(mine)}")
     return rows
+
+
+def write_csv(rows: list[CompareRow], path, solver: str) -> Path:
+    """Write ``rows`` (one line per problem, the fields of :class:`CompareRow`, plus the solver spec)
+    to the CSV file ``path``, atomically; return the path."""
+    import csv
+    import dataclasses
+    import io
+
+    from ._atomic import atomic_write
+
+    buf = io.StringIO()
+    fields = ["solver"] + [f.name for f in dataclasses.fields(CompareRow)]
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({"solver": solver, **dataclasses.asdict(row)})
+    path = Path(path)
+    atomic_write(path, buf.getvalue())
+    return path

@@ -37,14 +37,19 @@ from typing import Callable
 
 import numpy as np
 
+from s3vm_bench import PACKAGE_DIR
+
 from ._atomic import atomic_write, read_lines
+from .paths import SHIPPED_REPORTS, work_dir
 
 __all__ = ["FIGURES", "FigureSpec", "MissingData", "make_figure", "make_figures", "gallery_markdown",
            "FIGURES_DIR", "REPORTS_DIR"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PACKAGE_DIR
+#: The committed figures of a source checkout (``s3vm-bench figures --out .`` rewrites them).
 FIGURES_DIR = ROOT / "figures"
-REPORTS_DIR = ROOT / "reports"
+#: The shipped reports (read only): the stored data the figures are drawn from.
+REPORTS_DIR = SHIPPED_REPORTS
 DATA_DIR = REPORTS_DIR / "figures-data"
 
 #: Fixed style: the same fonts, sizes and colours on every machine that has matplotlib's bundled
@@ -126,15 +131,16 @@ def _style() -> dict:
     return rc
 
 
-def make_figure(name: str, out_dir=FIGURES_DIR, **inputs) -> list[Path]:
+def make_figure(name: str, out_dir=None, **inputs) -> list[Path]:
     """Draw figure ``name`` and write ``<out_dir>/<name>.png`` and ``.svg``.
 
     Parameters
     ----------
     name : str
         A key of :data:`FIGURES`.
-    out_dir : path-like
-        Output folder (created if needed).
+    out_dir : path-like, optional
+        Output folder (created if needed); default the work folder's ``figures/``
+        (:func:`harness.paths.work_dir`).
     **inputs
         Input paths overriding the figure's defaults (e.g. ``cells=...``).
 
@@ -161,7 +167,7 @@ def make_figure(name: str, out_dir=FIGURES_DIR, **inputs) -> list[Path]:
     if unknown:
         raise ValueError(f"{name} takes inputs {sorted(spec.inputs)}, got {sorted(unknown)}")
     kwargs = {**spec.inputs, **inputs}
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir if out_dir is not None else work_dir().figures)
     with matplotlib.rc_context(_style()):
         fig = Figure(figsize=spec.size, dpi=100)
         FigureCanvasAgg(fig)
@@ -179,7 +185,7 @@ def make_figure(name: str, out_dir=FIGURES_DIR, **inputs) -> list[Path]:
     return [png, svg]
 
 
-def make_figures(names, out_dir=FIGURES_DIR, echo=print) -> dict:
+def make_figures(names, out_dir=None, echo=print) -> dict:
     """Make several figures; a figure with missing data is skipped with the reason, not raised.
 
     Returns
@@ -221,7 +227,7 @@ def _da_effective_loss(o, T: float, loss: str, C_star: float = 1.0) -> np.ndarra
     """
     from scipy.special import expit
 
-    from solvers._annealing import LOSSES, _log_pq
+    from s3vm_bench.solvers._annealing import LOSSES, _log_pq
 
     L = LOSSES[loss]
     plus, minus = C_star * L(o).value, C_star * L(-o).value
@@ -263,7 +269,7 @@ def _jmlr_fig2(fig):
 
 def _plot_unlabeled_squared_hinge(fig, xlabel):
     """max(0, 1 - |t|)^2 against the output: JMLR 2008 Fig. 2 and SIGIR 2006 Fig. 1 draw the same curve."""
-    from solvers._losses import symmetric_squared_hinge_loss
+    from s3vm_bench.solvers._losses import symmetric_squared_hinge_loss
 
     ax = fig.add_subplot()
     ax.plot(_T, symmetric_squared_hinge_loss(_T).value, color="black")
@@ -287,7 +293,7 @@ def _jmlr_fig4(fig):
            "The unlabeled loss max(0, 1 - |t|)^2 and its differentiable approximation exp(-5 t^2) of nabla-S3VM "
            "(solvers._losses.exp_unlabeled_loss, JMLR 2008 eq. 14).", size=(4.0, 2.6))
 def _jmlr_fig5(fig):
-    from solvers._losses import exp_unlabeled_loss, symmetric_squared_hinge_loss
+    from s3vm_bench.solvers._losses import exp_unlabeled_loss, symmetric_squared_hinge_loss
 
     ax = fig.add_subplot()
     ax.plot(_T, symmetric_squared_hinge_loss(_T).value, label="max(0, 1 - |t|)^2", color="black")
@@ -302,7 +308,7 @@ def _jmlr_fig5(fig):
            "(solvers._losses.flat_unlabeled_loss with its defaults plateau 0.25, ramp 0.125 -- our reading of "
            "the figure; the paper gives no numbers).", size=(4.0, 2.8))
 def _jmlr_fig7(fig):
-    from solvers._losses import flat_unlabeled_loss
+    from s3vm_bench.solvers._losses import flat_unlabeled_loss
 
     ev = flat_unlabeled_loss(_T)
     ax = fig.add_subplot()
@@ -326,7 +332,7 @@ _ICML_SCALE = {"l1": 1.0, "l2": 0.5, "sqr": 0.5}
            "squared loss V (solvers._annealing.LOSSES, the quadratic ones halved as ICML 2006 Sec. 3.1 writes "
            "them).", size=(8.0, 2.5))
 def _icml_fig1(fig):
-    from solvers._annealing import LOSSES
+    from s3vm_bench.solvers._annealing import LOSSES
 
     for i, (key, title) in enumerate(_V_NAMES):
         ax = fig.add_subplot(1, 3, i + 1)
@@ -354,7 +360,7 @@ def _icml_fig2(fig):
            "(lambda' exp(-3 t^2), Chapelle & Zien 2005) as lambda' is annealed (doubled) up to 1; the values of "
            "lambda' are ours.", size=(7.0, 2.6))
 def _icml_fig3(fig):
-    from solvers._losses import exp_unlabeled_loss, hinge_loss
+    from s3vm_bench.solvers._losses import exp_unlabeled_loss, hinge_loss
 
     lams = (0.125, 0.25, 0.5, 1.0)
     for i, (title, curve) in enumerate((("JTSVM", lambda t: hinge_loss(np.abs(t)).value),
@@ -393,7 +399,7 @@ def _sigir_fig2(fig):
            "values g_j evenly spaced in [-5, 5]; the root found by solvers._balance.balance_root is marked.",
            size=(4.0, 2.8))
 def _sigir_fig3(fig):
-    from solvers._balance import _balance_p, balance_root
+    from s3vm_bench.solvers._balance import _balance_p, balance_root
 
     g, T, r = np.linspace(-5.0, 5.0, 101), 1.0, 0.15
     nu = np.linspace(-10.0, 12.0, 881)
@@ -415,7 +421,7 @@ def _load_models(path, command):
 
 def _boundary_panel(ax, problem: dict, model: dict, title: str, n_grid: int = 121):
     """Points and the zero contour of the stored model ``f(x) = sum_i beta_i k(x, x_i) + b``."""
-    from solvers._kernels import gaussian_kernel, linear_kernel
+    from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
 
     X = np.asarray(problem["X"], dtype=float)
     y = np.asarray(problem["y"], dtype=float)
@@ -478,7 +484,7 @@ def _icml_fig4(fig, data):
 
 
 def _coil3_images():
-    from data_registry import DataFetchError, load_dataset
+    from s3vm_bench.data_registry import DataFetchError, load_dataset
 
     # Input data, not a result: fetched (hash-checked) through the registry when not cached.
     try:
@@ -825,7 +831,7 @@ def _jmlr_fig10(fig, data):
 
 
 # ------------------------------------------------------------------------------------ gallery
-def gallery_markdown(results: dict, out_dir=FIGURES_DIR) -> str:
+def gallery_markdown(results: dict, out_dir=None) -> str:
     """``figures/README.md``: every registered figure, made or skipped, with caption and command."""
     out = ["# Figures", "",
            "The papers' figures regenerated by `s3vm-bench figures --all` (code: `harness/figures.py`). Loss "

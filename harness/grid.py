@@ -38,6 +38,8 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
+from s3vm_bench import PACKAGES, import_name, project_name
+
 __all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_version", "declared_versions", "data_digest",
            "code_text", "solver_source_hash", "execute_cell", "store_rows", "ResultCache", "PROTOCOL_MODULES"]
 
@@ -46,16 +48,17 @@ class CellTimeout(Exception):
     """A cell ran past its time limit."""
 
 
-#: Top-level packages of this project whose modules can change a cell's result.
-_PROJECT_PACKAGES = ("solvers", "harness", "data_registry")
+#: Subpackages of this project whose modules can change a cell's result.
+_PROJECT_PACKAGES = PACKAGES
 
 
 def _module_file(name: str) -> Path | None:
-    """Source file of module ``name`` without importing it (None for builtins, namespaces)."""
+    """Source file of module ``name`` (a project name such as ``"solvers.newton"``, or an outside
+    module's name) without importing it (None for builtins, namespaces)."""
     import importlib.util
 
     try:
-        spec = importlib.util.find_spec(name)
+        spec = importlib.util.find_spec(import_name(name))
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
@@ -71,17 +74,17 @@ def _local_imports(name: str, path: Path, roots: tuple) -> set:
     found = set()
     for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.update(project_name(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
                 base = base[:len(base) - node.level + 1]
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
-                mod = node.module or ""
+                mod = project_name(node.module or "")
             # ``from pkg import sub`` may name a submodule; ``from pkg import func`` names the
             # package itself: keep whichever exists.
-            subs = [f"{mod}.{alias.name}" for alias in node.names]
+            subs = [project_name(f"{mod}.{alias.name}") for alias in node.names]
             named = [m for m in subs if _module_file(m) is not None]
             found.update(named)
             if len(named) < len(subs) or not node.names:
@@ -92,10 +95,14 @@ def _local_imports(name: str, path: Path, roots: tuple) -> set:
 def source_closure(module: str, roots=_PROJECT_PACKAGES) -> dict:
     """``{module: path}`` for ``module`` and every module under ``roots`` it imports, transitively.
 
+    Module names are project names (:func:`s3vm_bench.project_name`: ``"solvers._primal"``, not
+    ``"s3vm_bench.solvers._primal"``), so that keys and hashes do not depend on the install.
+
     Parent packages' ``__init__`` files are included only where they are imported from
     directly, so registering a new solver in ``solvers/__init__.py`` does not invalidate the
     cells of the others.
     """
+    module = project_name(module)
     roots = tuple(roots) + (module.split(".")[0],)
     todo, seen = [module], {}
     while todo:
@@ -185,7 +192,7 @@ def _files_hash(files: dict) -> str:
 
 
 def _solver_files(solver: str) -> dict:
-    from solvers import get_solver
+    from s3vm_bench.solvers import get_solver
 
     files = source_closure(get_solver(solver).__module__)
     files.update(source_closure("harness.protocol"))
@@ -227,14 +234,14 @@ def declared_versions(modules: tuple) -> dict:
         files.update(source_closure(module))
     out = {}
     for name in sorted(files):
-        version = getattr(importlib.import_module(name), "RESULT_VERSION", None)
+        version = getattr(importlib.import_module(import_name(name)), "RESULT_VERSION", None)
         if version is not None:
             out[name] = version
     return out
 
 
 def _is_project_module(module: str) -> bool:
-    return module.split(".")[0] in _PROJECT_PACKAGES
+    return project_name(module) != module
 
 
 @lru_cache(maxsize=None)
@@ -248,7 +255,7 @@ def solver_version(solver: str) -> dict:
     ``result_version``; otherwise its key carries the hash of its code
     (:func:`solver_source_hash`), so that editing it reruns its cells.
     """
-    from solvers import get_solver
+    from s3vm_bench.solvers import get_solver
 
     cls = get_solver(solver)
     if _is_project_module(cls.__module__) or "result_version" in vars(cls):
@@ -265,7 +272,7 @@ def data_digest(dataset: str) -> str:
     """SHA-256 over the registered checksums of the files data set ``dataset`` is read from
     (``data_registry/registry.txt``); empty for a generated data set or a name that is not a
     catalog entry (a reference set, whose problems the versions of its modules determine)."""
-    from data_registry import get_spec, registry
+    from s3vm_bench.data_registry import get_spec, registry
 
     try:
         spec = get_spec(dataset)
@@ -369,8 +376,8 @@ def _alarm(seconds):
 
 def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
     """Run one cell (in whatever process it lands); always returns a row, never raises."""
-    from data_registry import load_dataset, make_splits
-    from solvers import get_solver
+    from s3vm_bench.data_registry import load_dataset, make_splits
+    from s3vm_bench.solvers import get_solver
 
     from .protocol import ProtocolSettings, run_split
 
@@ -503,17 +510,21 @@ class ResultCache:
     ----------
     directory : path
         The cache folder (created on the first write).
-    table : path, optional
-        A results table (:mod:`harness.results`, e.g. the shipped ``reports/runs.csv.gz``) whose
-        successful rows answer for the cells missing from the folder: a row whose ``cell_key`` is
-        the cell's key was computed by the same code (up to comments), parameters, settings and
-        split. The cache folder is not versioned and a fresh clone starts without it; the table
-        is, so the rows of the committed run are not recomputed.
+    table : path or sequence of paths, optional
+        Results tables (:mod:`harness.results`, e.g. the work folder's and the shipped
+        ``reports/runs.csv.gz``) whose successful rows answer for the cells missing from the
+        folder: a row whose ``cell_key`` is the cell's key was computed under the same declared
+        versions, parameters, settings and split. A table that does not exist (yet) is skipped;
+        where two hold the same key, the first one named wins. The cache folder is not versioned
+        and a fresh clone starts without it; the shipped table is, so the rows of the committed
+        run are not recomputed.
     """
 
     def __init__(self, directory, table=None):
         self.directory = Path(directory)
-        self.table = None if table is None else Path(table)
+        tables = [] if table is None else [table] if isinstance(table, (str, os.PathLike)) else list(table)
+        self.tables = list(dict.fromkeys(Path(t) for t in tables))
+        self.table = self.tables[0] if self.tables else None
         self._table_rows = None
 
     def _path(self, key: str) -> Path:
@@ -564,19 +575,23 @@ class ResultCache:
         return hit
 
     def table_records(self) -> dict:
-        """``{cell_key: record}`` of the successful rows of :attr:`table` (read once; empty without a table)."""
+        """``{cell_key: record}`` of the successful rows of :attr:`tables` (read once; empty without one)."""
         if self._table_rows is None:
-            self._table_rows = {}
-            if self.table is not None:
-                from .results import read_results_text
+            from .results import read_results_text
 
+            records = {}
+            for path in reversed(self.tables):  # the first named wins
+                if not path.exists():
+                    continue
                 try:
-                    table = read_results_text(self.table)
+                    table = read_results_text(path)
                     done = table[table["status"] == "done"]
-                    self._table_rows = dict(zip(done["cell_key"], done.to_dict("records")))
+                    records.update(zip(done["cell_key"], done.to_dict("records")))
                 except Exception as exc:
-                    raise ValueError(f"cannot read the results table {self.table} ({exc!r}); restore it "
-                                     "(git checkout -- reports/runs.csv.gz) or name another one") from exc
+                    raise ValueError(f"cannot read the results table {path} ({exc!r}); restore it "
+                                     "(in a source checkout: git checkout -- reports/runs.csv.gz), delete it or "
+                                     "name another one") from exc
+            self._table_rows = records
         return self._table_rows
 
     def from_table(self, key: str, cell: Cell | None = None) -> dict | None:
@@ -593,7 +608,7 @@ class ResultCache:
         row = row_from_table(record)
         reason = check_row(row)
         if reason is not None:
-            warnings.warn(f"ignoring the row of {key} in {self.table}: {reason}; its cell will be recomputed",
+            warnings.warn(f"ignoring the row of {key} in the results table: {reason}; its cell will be recomputed",
                           RuntimeWarning, stacklevel=2)
             return None
         if cell is not None and not _is_row_of(row, cell):

@@ -21,7 +21,7 @@ import dataclasses
 
 import numpy as np
 
-from data_registry import Dataset, Split
+from s3vm_bench.data_registry import Dataset, Split
 
 from .protocol import ProtocolSettings, SplitResult, _error, run_split
 

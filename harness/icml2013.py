@@ -71,7 +71,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._atomic import append_line, read_lines
+from ._atomic import append_line, atomic_write, read_lines
+from .paths import SHIPPED_REPORTS
 
 #: Column labels of the methods in reports/targets/icml2013-table2.csv (the paper's values).
 METHOD_LABELS = {"svm": "SVM", "light_l1": "S3VM-light", "light": "S3VM-light l2", "cccp_b": "CCCP",
@@ -79,7 +80,7 @@ METHOD_LABELS = {"svm": "SVM", "light_l1": "S3VM-light", "light": "S3VM-light l2
                  "path": "S3VM-path"}
 KEY = "icml2013-table2"
 TITLE = "SVM, S3VM-light, CCCP and S3VM-path: unlabeled and test error (%) with model selection"
-CELLS_FILE = Path(__file__).resolve().parent.parent / "reports" / "icml2013" / "cells.jsonl"
+CELLS_FILE = SHIPPED_REPORTS / "icml2013" / "cells.jsonl"
 
 #: Paper ID -> (catalog name, paper's name and size, note on the stand-in).
 DATASETS = {
@@ -120,7 +121,7 @@ def catalog_names() -> list[str]:
 
 def load_binary(name):
     """The data set as dense X scaled to [-1, 1] per feature and binary 0/1 labels."""
-    from data_registry import load_dataset
+    from s3vm_bench.data_registry import load_dataset
 
     ds = load_dataset(name)
     X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X, dtype=float)
@@ -139,7 +140,7 @@ def _err(pred_pos, truth01):
 def _split_data(pid, index):
     """(name, X, y, split, X_train, y_train) of split ``index`` of data set ``pid``: the training
     set is the labeled then the unlabeled points, ``-1`` marking the unlabeled ones."""
-    from data_registry import icml2013_splits
+    from s3vm_bench.data_registry import icml2013_splits
 
     name = DATASETS[pid][0]
     ds, X, y = load_binary(name)
@@ -153,8 +154,8 @@ def run_split(pid, index):
     """Every method over the whole grid on one split; returns a JSON-able dict."""
     from sklearn.svm import SVC
 
-    from solvers.s3vm_light import S3VMLight
-    from solvers.s3vm_path import S3VMPath
+    from s3vm_bench.solvers.s3vm_light import S3VMLight
+    from s3vm_bench.solvers.s3vm_path import S3VMPath
 
     code = path_code()
     name, X, y, sp, Xtr, ytr = _split_data(pid, index)
@@ -212,8 +213,8 @@ def _fig5_objectives(path, Xtr, y_lab, C, labelings) -> dict:
     f*_y^ is the conditionally optimal solution for y^ with the path's centred kernel and b =
     2r - 1 (``solvers.s3vm_path.conditional_optimum``), r the labeled fraction of positives.
     """
-    from solvers._kernels import KernelCentering
-    from solvers.s3vm_path import conditional_optimum, hinge_objective
+    from s3vm_bench.solvers._kernels import KernelCentering
+    from s3vm_bench.solvers.s3vm_path import conditional_optimum, hinge_objective
 
     lab_mask = np.r_[np.ones(y_lab.size, bool), np.zeros(Xtr.shape[0] - y_lab.size, bool)]
     K0 = path._kernel(Xtr)
@@ -238,9 +239,9 @@ def run_fig5(pid, index):
     line's values all come from the code its ``code`` names. Stored as an ``"extra": "fig5"``
     line; :func:`load_cells` puts its values into the split's Figure 5 rows.
     """
-    from solvers.cccp import CCCP
-    from solvers.s3vm_light import S3VMLight
-    from solvers.s3vm_path import S3VMPath
+    from s3vm_bench.solvers.cccp import CCCP
+    from s3vm_bench.solvers.s3vm_light import S3VMLight
+    from s3vm_bench.solvers.s3vm_path import S3VMPath
 
     name, X, y, sp, Xtr, ytr = _split_data(pid, index)
     y_lab = np.where(y[sp.labeled] == 1, 1.0, -1.0)
@@ -279,7 +280,7 @@ def _cccp_candidates(Xtr, ytr, sigma, C, gi, gamma, Xu, Xv, Xt, yu, yv, yt, r_ti
     ``r_tilde=None``: the dichotomic search on r~ (``cccp``); a number fixes the mean output, b =
     2 r_tilde - 1, one solve per fit (``cccp_b``).
     """
-    from solvers.cccp import CCCP
+    from s3vm_bench.solvers.cccp import CCCP
 
     rows = []
     for frac in (0.125, 0.25, 0.5, 1.0):
@@ -303,7 +304,7 @@ def run_extra(pid, index, method="light_l1"):
     ``cccp_b``: CCCP without annealing at C* in {C/8, C/4, C/2, C}, its mean output fixed at the
     labeled fraction r (``r_tilde = r``: b = 2r - 1, one solve per fit, no dichotomic search).
     """
-    from solvers.s3vm_light import S3VMLight
+    from s3vm_bench.solvers.s3vm_light import S3VMLight
 
     if method not in EXTRA_METHODS:
         raise ValueError(f"unknown extra method {method!r}; expected one of {EXTRA_METHODS}")
@@ -340,7 +341,7 @@ def _source_code(module: str) -> str:
     """
     import importlib
 
-    mod = importlib.import_module(f"solvers.{module}")
+    mod = importlib.import_module(f"s3vm_bench.solvers.{module}")
     return hashlib.sha256(Path(mod.__file__).read_bytes()).hexdigest()[:12]
 
 
@@ -579,11 +580,15 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     meta : dict
         ``splits`` (largest number of splits of a data set), ``n_failed``, ``seconds``.
     """
-    from .reproduce import REPORTS_DIR, write_cells_csv
+    from .paths import work_dir
+    from .reproduce import write_cells_csv
 
     t0 = time.perf_counter()
-    reports_dir = Path(reports_dir or REPORTS_DIR)
+    reports_dir = Path(reports_dir or work_dir().reports)
     cells_file = Path(cells_file or reports_dir / "icml2013" / "cells.jsonl")
+    # A new store starts from the shipped cells, as the grid tables from the shipped rows: read
+    # from there, and copied before the first cell is added.
+    shipped = not cells_file.exists() and CELLS_FILE.exists()
     by_name = {v[0]: pid for pid, v in DATASETS.items()}
     if datasets is not None:
         unknown = sorted(set(datasets) - set(by_name))
@@ -594,11 +599,14 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     splits = 2 if quick else 10
     if n_splits is not None:
         splits = min(splits, n_splits)
-    stored = load_cells(cells_file)
+    stored = load_cells(CELLS_FILE if shipped else cells_file)
     todo = missing(stored, pids, splits)
     echo(f"{KEY}: {len(todo)} cells to run ({len(stored)} stored)")
+    if run and todo and shipped:
+        atomic_write(cells_file, CELLS_FILE.read_bytes())
+        shipped = False
     failed = run_missing(todo, cells_file, n_jobs, echo) if run else 0
-    stored = load_cells(cells_file)
+    stored = load_cells(CELLS_FILE if shipped else cells_file)
     # The extras of the splits just run (not those that failed in this pass: they wait for a rerun).
     if run and (more := [t for t in missing(stored, pids, splits) if t[2] is not None and t not in todo]):
         failed += run_missing(more, cells_file, n_jobs, echo)

@@ -95,8 +95,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from solvers._primal import kernel_newton
-from solvers._validation import check_int
+from s3vm_bench import import_name
+from s3vm_bench.solvers._primal import kernel_newton
+from s3vm_bench.solvers._validation import check_int
 
 from ._atomic import atomic_write
 from .protocol import _gram
@@ -146,7 +147,7 @@ def _sort_key(key: str):
 def _data_checksums(ref: ReferenceSet) -> dict:
     if not ref.files:
         return {"synthetic": ref.synthetic}
-    from data_registry import registry
+    from s3vm_bench.data_registry import registry
 
     reg = registry()
     return {f: reg[f][0] for f in ref.files}
@@ -169,7 +170,7 @@ def _module_sha(module="solvers.bb") -> str:
     """First 16 hex digits of the sha256 of a module's file: which code ran a search."""
     import importlib
 
-    return hashlib.sha256(Path(importlib.import_module(module).__file__).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(Path(importlib.import_module(import_name(module)).__file__).read_bytes()).hexdigest()[:16]
 
 
 def labels_to_str(labels) -> str:
@@ -224,7 +225,7 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     An entry that is not certified keeps its search's ``frontier`` and ``closed_bound`` so that
     it can be resumed.
     """
-    from solvers.bb import parallel_branch_and_bound, s3vm_objective
+    from s3vm_bench.solvers.bb import parallel_branch_and_bound, s3vm_objective
 
     if resume is not None:
         if resume.get("digest") != problem.digest():
@@ -296,7 +297,7 @@ def merge_entries(old: dict, new: dict) -> dict:
     bound's relative gap tolerance. ``nodes``, ``seconds`` and the limits are those of the new
     search; the earlier searches are listed under ``previous_runs``.
     """
-    from solvers.bb import branch_and_bound
+    from s3vm_bench.solvers.bb import branch_and_bound
 
     if old["digest"] != new["digest"]:
         raise ValueError("entries of different problems (digest mismatch) cannot be merged")
@@ -494,7 +495,7 @@ class StoredOptimum:
 
 
 def _gram_cross(A, B, settings):
-    from solvers._kernels import gaussian_kernel, linear_kernel
+    from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
 
     return linear_kernel(A, B) if settings.kernel == "linear" else gaussian_kernel(A, B, sigma=settings.sigma)
 

@@ -26,7 +26,7 @@ from itertools import combinations
 
 import numpy as np
 
-from data_registry import Dataset, Split, load_dataset, make_splits
+from s3vm_bench.data_registry import Dataset, Split, load_dataset, make_splits
 
 from .protocol import ProtocolSettings, SplitResult, run_split
 

@@ -35,10 +35,10 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from solvers._validation import check_int
+from s3vm_bench.solvers._validation import check_int
 
 from .grid import ResultCache
-from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, select_cells, split_keys
+from .reproduce import build_cells, open_cache, select_cells, split_keys
 
 __all__ = ["PlanRow", "plan", "format_plan"]
 
@@ -156,8 +156,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     missing cells per solver, largest first).
     """
     n_splits = None if n_splits is None else check_int(n_splits, "n_splits", 1)
-    cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR,
-                        table=(results or REPORTS_DIR / "runs.csv.gz") if read_table else None)
+    cache = open_cache(cache_dir, results, read_table)
     external, specs = split_keys(keys, datasets, solvers)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver, job_of = defaultdict(list), defaultdict(list), {}

@@ -24,11 +24,11 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from data_registry import Dataset, Split, derive_seed
-from solvers._balance import check_r, dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift
-from solvers._validation import check_positive
-from solvers._kernels import gaussian_kernel, linear_kernel
-from solvers._primal import kernel_newton, l2svm_mfn
+from s3vm_bench.data_registry import Dataset, Split, derive_seed
+from s3vm_bench.solvers._balance import check_r, dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift
+from s3vm_bench.solvers._validation import check_positive
+from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
+from s3vm_bench.solvers._primal import kernel_newton, l2svm_mfn
 
 __all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
            "run_split"]

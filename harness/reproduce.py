@@ -35,20 +35,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from solvers._validation import check_int
+from s3vm_bench import import_name
+from s3vm_bench.solvers._validation import check_int
 
 from ._atomic import atomic_write, locked
 from .grid import Cell, ResultCache, run_cells, store_rows
+from .paths import SHIPPED_REPORTS, SHIPPED_RESULTS, work_dir
 from .specs import EXTERNAL, SPECS, UNSPECIFIED, Config, TableSpec, get_spec
 
 #: Verdict of a cell with a single split (or no spread) that is not equal at the printed precision.
 NO_SPREAD = "one split, not judged"
 
 __all__ = ["ReportCell", "build_cells", "aggregate", "select_and_best", "reproduce", "write_report", "write_index",
-           "load_targets"]
+           "load_targets", "open_cache"]
 
-REPORTS_DIR = Path(__file__).resolve().parent.parent / "reports"
-DEFAULT_CACHE_DIR = REPORTS_DIR.parent / "results" / "cache"
+#: The shipped reports folder (read only here: the paper targets, the committed results table).
+REPORTS_DIR = SHIPPED_REPORTS
 _PERCENT = {"unlabeled_error", "test_error"}
 
 
@@ -146,7 +148,7 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
 
 
 def _skip_reason(spec: TableSpec, dataset: str, config: Config) -> str | None:
-    from solvers import REGISTRY
+    from s3vm_bench.solvers import REGISTRY
 
     if dataset in spec.unavailable:
         return spec.unavailable[dataset]
@@ -154,7 +156,7 @@ def _skip_reason(spec: TableSpec, dataset: str, config: Config) -> str | None:
         return f"solver {config.solver!r} not registered"
     if spec.protocol == "reference":
         return None
-    from data_registry import get_spec as data_spec
+    from s3vm_bench.data_registry import get_spec as data_spec
 
     from .pairwise import parent_name
 
@@ -485,7 +487,7 @@ def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[Repo
     """
     if not spec.stored_optima:
         return []
-    from data_registry import DataFetchError
+    from s3vm_bench.data_registry import DataFetchError
 
     from . import optima
 
@@ -581,8 +583,9 @@ def write_cells_csv(path, cells: list[ReportCell]) -> None:
 
 
 def write_report(spec: TableSpec, cells: list[ReportCell], meta: dict, directory=None) -> tuple[Path, Path]:
-    """Write ``<key>.md`` and ``<key>.csv`` (one line per target cell) into ``directory``."""
-    directory = Path(directory or REPORTS_DIR)
+    """Write ``<key>.md`` and ``<key>.csv`` (one line per target cell) into ``directory`` (default:
+    the work folder's ``reports/``, :func:`harness.paths.work_dir`)."""
+    directory = Path(directory or work_dir().reports)
     csv_path = directory / f"{spec.key}.csv"
     write_cells_csv(csv_path, cells)
     rows = list(dict.fromkeys(c.row for c in cells))
@@ -647,8 +650,9 @@ DIFFERENCES = "DIFFERENCES.md"
 
 
 def write_index(directory=None) -> Path:
-    """Rewrite ``README.md`` of the reports folder from ``index.json`` (and the unspecified tables)."""
-    directory = Path(directory or REPORTS_DIR)
+    """Rewrite ``README.md`` of the reports folder ``directory`` (default: the work folder's) from
+    ``index.json`` (and the unspecified tables)."""
+    directory = Path(directory or work_dir().reports)
     idx_path = directory / "index.json"
     index = json.loads(idx_path.read_text()) if idx_path.exists() else {}
     lines = ["# Reports", "",
@@ -715,12 +719,24 @@ def split_keys(keys, datasets=None, solvers=None) -> tuple[list, list]:
     if datasets is not None:
         known = {d for spec in specs for _, d in spec.rows}
         for k in external:
-            known |= set(importlib.import_module(EXTERNAL[k][1]).catalog_names())
+            known |= set(importlib.import_module(import_name(EXTERNAL[k][1])).catalog_names())
         unknown = sorted(set(datasets) - known)
         if unknown:
             raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
                              f"their data sets are {', '.join(sorted(known))}")
     return external, specs
+
+
+def open_cache(cache_dir=None, results=None, read_table: bool = True) -> ResultCache:
+    """The cell cache of the work folder (or ``cache_dir``), backed by the results tables.
+
+    With ``read_table``, a cell missing from the folder is read from ``results`` (default: the work
+    folder's ``reports/runs.csv.gz``) and then from the shipped table (:data:`harness.paths.SHIPPED_RESULTS`),
+    so that a fresh work folder starts from the committed run instead of recomputing it.
+    """
+    wd = work_dir()
+    tables = [Path(results) if results else wd.results_table, SHIPPED_RESULTS] if read_table else None
+    return ResultCache(Path(cache_dir or wd.cache), table=tables)
 
 
 def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
@@ -738,9 +754,11 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     re-keyed its cells); the external tables, whose cells run every method at once, are then
     written from what they have stored and not run. ``run=False`` runs nothing: the reports are
     written from the cache alone (after an interrupted run, or a change to the report writer).
-    The results table ``results`` (default ``reports_dir/runs.csv.gz``, the shipped table) is read
-    back too: a cell whose row there carries its current key is copied into the cache instead of
-    rerun, so a fresh clone, which has no cache, starts from the committed run
+    The reports go to ``reports_dir`` (default: the work folder's ``reports/``, see
+    :mod:`harness.paths`), the rows to the results table ``results`` (default
+    ``reports_dir/runs.csv.gz``). That table and the shipped one are read back too
+    (:func:`open_cache`): a cell whose row there carries its current key is copied into the cache
+    instead of rerun, so a fresh work folder starts from the committed run
     (``read_table=False``: only the cache folder counts, e.g. to recompute in a new environment
     with an empty ``cache_dir``).
     Returns ``{key: [ReportCell, ...]}``.
@@ -749,16 +767,14 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
 
     # 0 or a negative count would otherwise slice the split list silently (all, or all but the last).
     n_splits = None if n_splits is None else check_int(n_splits, "n_splits", 1)
-    reports_dir = Path(reports_dir or REPORTS_DIR)
-    # The project's cache whatever ``reports_dir`` is: writing the reports elsewhere (a scratch
-    # copy) must not silently start an empty cache beside them and recompute every cell.
-    cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR)
+    wd = work_dir()
+    reports_dir = Path(reports_dir or wd.reports)
     results = Path(results or reports_dir / "runs.csv.gz")
     external, specs = split_keys(keys, datasets, solvers)
-    cache = ResultCache(cache_dir, table=results if read_table else None)  # one instance: one read of the table
+    cache = open_cache(cache_dir, results, read_table)  # one instance: one read of the tables
     out = {}
     for key in external:
-        mod = importlib.import_module(EXTERNAL[key][1])
+        mod = importlib.import_module(import_name(EXTERNAL[key][1]))
         names = None if datasets is None else [d for d in datasets if d in set(mod.catalog_names())]
         if names == []:
             continue

@@ -8,8 +8,8 @@ import traceback
 
 import numpy as np
 
-from data_registry import load_dataset, make_splits
-from solvers import get_solver
+from s3vm_bench.data_registry import load_dataset, make_splits
+from s3vm_bench.solvers import get_solver
 
 from .grid import check_solver_params
 from .protocol import ProtocolSettings, run_split

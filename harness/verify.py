@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers._validation import check_int
+from s3vm_bench.solvers._validation import check_int
 
 from .grid import ResultCache, execute_cell
 from .results import blas_info
@@ -105,7 +105,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     tables read it, whose stored run took at most ``max_seconds``; ``seed`` fixes the draw.
     External tables (ICML 2013 Table 2) have their own store and are not sampled.
     """
-    from .reproduce import DEFAULT_CACHE_DIR, REPORTS_DIR, build_cells, select_cells, split_keys
+    from .reproduce import build_cells, open_cache, select_cells, split_keys
 
     n_cells = check_int(n_cells, "the number of cells to verify", 1)
     seed = check_int(seed, "seed", 0)
@@ -113,8 +113,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
         raise ValueError(f"max_seconds must be a positive number of seconds, got {max_seconds!r}")
     if not (isinstance(rtol, (int, float)) and 0 <= rtol < 1):
         raise ValueError(f"rtol must be in [0, 1), got {rtol!r}")
-    cache = ResultCache(cache_dir or DEFAULT_CACHE_DIR,
-                        table=(results or REPORTS_DIR / "runs.csv.gz") if read_table else None)
+    cache = open_cache(cache_dir, results, read_table)
     external, specs = split_keys(keys, datasets, solvers)
     if external:
         echo(f"not sampled (their own cell store): {', '.join(external)}")

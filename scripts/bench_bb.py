@@ -29,10 +29,10 @@ import time
 
 import numpy as np
 
-from harness.optima import REFERENCE_SETS, binary_problems, labels_from_str, load_store, lookup
-from harness.protocol import _gram
-from solvers import _bb_kernels
-from solvers.bb import parallel_branch_and_bound
+from s3vm_bench.harness.optima import REFERENCE_SETS, binary_problems, labels_from_str, load_store, lookup
+from s3vm_bench.harness.protocol import _gram
+from s3vm_bench.solvers import _bb_kernels
+from s3vm_bench.solvers.bb import parallel_branch_and_bound
 
 VARIANTS = {"nips": {"lookahead": False, "fixing": False, "branching": "nips"},  # the paper's algorithm
             "lookahead": {"lookahead": True, "fixing": False, "branching": "nips"},

@@ -31,11 +31,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import solvers.da as da  # noqa: E402
-from harness.grid import execute_cell  # noqa: E402
-from harness.reproduce import build_cells  # noqa: E402
-from harness.specs import SPECS  # noqa: E402
-from solvers._primal import kernel_newton  # noqa: E402
+import s3vm_bench.solvers.da as da  # noqa: E402
+from s3vm_bench.harness.grid import execute_cell  # noqa: E402
+from s3vm_bench.harness.reproduce import build_cells  # noqa: E402
+from s3vm_bench.harness.specs import SPECS  # noqa: E402
+from s3vm_bench.solvers._primal import kernel_newton  # noqa: E402
 
 
 def _duplicated_solve(self, p, beta0=None, b0=None):

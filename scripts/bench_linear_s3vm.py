@@ -39,12 +39,12 @@ from threadpoolctl import threadpool_info, threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data_registry import load_dataset, sigir2006_splits  # noqa: E402
-from harness.protocol import ProtocolSettings, run_split  # noqa: E402
-from solvers._balance import n_positive, threshold_shift  # noqa: E402
-from solvers.mfa import MFA  # noqa: E402
-from solvers.svm import SVM  # noqa: E402
-from solvers.tsvm_linear import LinearTSVM  # noqa: E402
+from s3vm_bench.data_registry import load_dataset, sigir2006_splits  # noqa: E402
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split  # noqa: E402
+from s3vm_bench.solvers._balance import n_positive, threshold_shift  # noqa: E402
+from s3vm_bench.solvers.mfa import MFA  # noqa: E402
+from s3vm_bench.solvers.svm import SVM  # noqa: E402
+from s3vm_bench.solvers.tsvm_linear import LinearTSVM  # noqa: E402
 
 #: SIGIR 2006 Table 9, pcmac: (seconds, error rate). SVM-light's TSVM for reference.
 TABLE9_PCMAC = {"SVMlight": (167.0, 0.0597), "S=1": (4.0, 0.0782), "S=max": (2.0, 0.0802), "MFA": (12.0, 0.0556)}

@@ -32,11 +32,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data_registry import load_dataset  # noqa: E402
-from data_registry.splits import make_splits  # noqa: E402
-from harness.protocol import ProtocolSettings  # noqa: E402
-from solvers._balance import exact_r  # noqa: E402
-from solvers.newton import NewtonS3VM  # noqa: E402
+from s3vm_bench.data_registry import load_dataset  # noqa: E402
+from s3vm_bench.data_registry.splits import make_splits  # noqa: E402
+from s3vm_bench.harness.protocol import ProtocolSettings  # noqa: E402
+from s3vm_bench.solvers._balance import exact_r  # noqa: E402
+from s3vm_bench.solvers.newton import NewtonS3VM  # noqa: E402
 
 PAPER = {"g50c": (15, 39), "text": (2180, 2165), "uspst": (233, 2152), "isolet": (168, 1253), "coil20": (152, 1244),
          "coil3": (6, 8), "2moons": (1.7, 1.2)}

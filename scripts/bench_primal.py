@@ -45,10 +45,10 @@ from threadpoolctl import threadpool_info, threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solvers._kernels import gaussian_kernel  # noqa: E402
-from solvers._primal import kernel_newton, l2svm_mfn, l2svm_objective  # noqa: E402
+from s3vm_bench.solvers._kernels import gaussian_kernel  # noqa: E402
+from s3vm_bench.solvers._primal import kernel_newton, l2svm_mfn, l2svm_objective  # noqa: E402
 
-from data_registry import load_dataset  # noqa: E402
+from s3vm_bench.data_registry import load_dataset  # noqa: E402
 
 
 # Data through the registry (fetched and sha256-checked; S3VM_DATA_MIRROR=../shared/data works

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from harness.icml2013 import DATASETS, load_binary  # noqa: E402
+from s3vm_bench.harness.icml2013 import DATASETS, load_binary  # noqa: E402
 
 #: Default cells: gamma = 1/d, C in {1, 10, 100}, split 0, on small (D1, D5, D8) and the larger
 #: sets (D2, D6) of the ICML 2013 table.
@@ -63,7 +63,7 @@ def prepare(pid: str, index: int):
     d : int
         Number of features (after dropping constant ones), for gamma = factor / d.
     """
-    from data_registry import icml2013_splits
+    from s3vm_bench.data_registry import icml2013_splits
 
     ds, X, y = load_binary(DATASETS[pid][0])
     sp = icml2013_splits(ds, index + 1)[index]
@@ -79,7 +79,7 @@ def load_path_class(source=None):
     compares the two under the same machine load without touching the working tree.
     """
     if source is None:
-        from solvers.s3vm_path import S3VMPath
+        from s3vm_bench.solvers.s3vm_path import S3VMPath
 
         return S3VMPath
     import importlib.util
@@ -97,7 +97,7 @@ def load_path_class(source=None):
 def time_cell(Xtr, ytr, C: float, gamma: float, repeats: int, path_class=None):
     """Seconds of ``repeats`` path fits and light fits (alternating), the last path fitted and
     its outputs on the training points at every knot (``(knots, n)``)."""
-    from solvers.s3vm_light import S3VMLight
+    from s3vm_bench.solvers.s3vm_light import S3VMLight
 
     S3VMPath = path_class or load_path_class()
 

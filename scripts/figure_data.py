@@ -48,14 +48,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from data_registry import (Split, derive_seed, jmlr2008_splits, load_dataset, sigir2006_splits,  # noqa: E402
+from s3vm_bench.data_registry import (Split, derive_seed, jmlr2008_splits, load_dataset, sigir2006_splits,  # noqa: E402
                            two_circles, two_moons)
-from harness._atomic import append_line, atomic_write, read_lines  # noqa: E402
-from harness.optima import (binary_problems, get_reference_set, labels_from_str, load_store,  # noqa: E402
+from s3vm_bench.harness._atomic import append_line, atomic_write, read_lines  # noqa: E402
+from s3vm_bench.harness.optima import (binary_problems, get_reference_set, labels_from_str, load_store,  # noqa: E402
                             lookup, optimum_model)
-from harness.protocol import ProtocolSettings, run_split  # noqa: E402
-from harness.specs import SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME  # noqa: E402
-from solvers import get_solver  # noqa: E402
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split  # noqa: E402
+from s3vm_bench.harness.specs import SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME  # noqa: E402
+from s3vm_bench.solvers import get_solver  # noqa: E402
 
 
 def _r(a):

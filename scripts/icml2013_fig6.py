@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from harness._atomic import append_line, read_lines  # noqa: E402
-from harness.icml2013 import DATASETS, _split_data  # noqa: E402
+from s3vm_bench.harness._atomic import append_line, read_lines  # noqa: E402
+from s3vm_bench.harness.icml2013 import DATASETS, _split_data  # noqa: E402
 
 STEPS = (1, 2, 3, 5, 7, 10)
 
@@ -54,9 +54,9 @@ def _c_grid(C: float, k: int) -> np.ndarray:
 
 
 def run_split(pid: str, index: int, C: float) -> dict:
-    from solvers.cccp import CCCP
-    from solvers.s3vm_light import S3VMLight
-    from solvers.s3vm_path import S3VMPath
+    from s3vm_bench.solvers.cccp import CCCP
+    from s3vm_bench.solvers.s3vm_light import S3VMLight
+    from s3vm_bench.solvers.s3vm_path import S3VMPath
 
     name, X, y, sp, Xtr, ytr = _split_data(pid, index)
     r = float(np.mean(y[sp.labeled] == 1))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.icml2013 import main  # noqa: E402
+from s3vm_bench.harness.icml2013 import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

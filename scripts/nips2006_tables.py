@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from harness.compare import compare
+from s3vm_bench.harness.compare import compare
 
 #: NIPS 2006 Table 1 (two moons, 100 realizations) and Table 2 (Coil3, 10 splits):
 #: (test error %, objective) per column; the paper's "S3VM" is nabla-S3VM [6].

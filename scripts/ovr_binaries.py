@@ -27,10 +27,10 @@ import argparse
 import numpy as np
 from scipy.linalg import eigh
 
-from data_registry import jmlr2008_splits, load_dataset
-from harness.protocol import ProtocolSettings, _fit_binary_problem, _gram, protocol_objective
-from solvers import get_solver
-from solvers._balance import exact_r
+from s3vm_bench.data_registry import jmlr2008_splits, load_dataset
+from s3vm_bench.harness.protocol import ProtocolSettings, _fit_binary_problem, _gram, protocol_objective
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._balance import exact_r
 
 
 def parse_solver(text: str):

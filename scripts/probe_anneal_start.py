@@ -19,9 +19,9 @@ import argparse
 
 import numpy as np
 
-from data_registry import load_dataset, make_splits
-from harness.protocol import ProtocolSettings, run_split
-from solvers import get_solver
+from s3vm_bench.data_registry import load_dataset, make_splits
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers import get_solver
 
 #: The three readings: our solvers' default first, then i = 0..10 of Sec. 4.2, then Table 12's caption.
 READINGS = {"2^-9 x10 (ours)": {"anneal_start": 2.0 ** -9, "anneal_steps": 10},

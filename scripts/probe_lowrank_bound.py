@@ -31,9 +31,9 @@ import argparse
 import numpy as np
 from scipy.optimize import minimize
 
-from harness.optima import REFERENCE_SETS, binary_problems
-from harness.protocol import _gram
-from solvers._primal import kernel_newton
+from s3vm_bench.harness.optima import REFERENCE_SETS, binary_problems
+from s3vm_bench.harness.protocol import _gram
+from s3vm_bench.solvers._primal import kernel_newton
 
 
 def balanced_cost(z, k, a):

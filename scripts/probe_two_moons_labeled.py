@@ -35,11 +35,11 @@ import time
 
 import numpy as np
 
-from harness.protocol import run_split
-from harness.reference_sets import get_reference_set
-from harness.reproduce import load_targets
-from harness.specs import SPECS
-from solvers import get_solver
+from s3vm_bench.harness.protocol import run_split
+from s3vm_bench.harness.reference_sets import get_reference_set
+from s3vm_bench.harness.reproduce import load_targets
+from s3vm_bench.harness.specs import SPECS
+from s3vm_bench.solvers import get_solver
 
 _S = 1.25  # data_registry.synthetic._SCALE: the moons' radius
 PLACEMENTS = {

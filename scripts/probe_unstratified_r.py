@@ -24,10 +24,10 @@ import time
 
 import numpy as np
 
-from data_registry import jmlr2008_splits, load_dataset
-from data_registry.splits import JMLR2008_LABELED, Split, derive_seed
-from harness.protocol import ProtocolSettings, run_split
-from solvers import get_solver
+from s3vm_bench.data_registry import jmlr2008_splits, load_dataset
+from s3vm_bench.data_registry.splits import JMLR2008_LABELED, Split, derive_seed
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers import get_solver
 
 _PROTOCOL = "probe-unstratified"
 

@@ -35,7 +35,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness._atomic import append_line, read_lines  # noqa: E402
+from s3vm_bench.harness._atomic import append_line, read_lines  # noqa: E402
 
 CONFIGS = {
     "grad_s3vm": ("grad_s3vm", {}),
@@ -70,10 +70,10 @@ DATASETS = ["g50c", "text", "uspst", "isolet", "coil20", "coil3", "2moons"]
 
 def run_cell(config: str, dataset: str, split_index: int) -> dict:
     """One (configuration, data set, split) under the common protocol; returns one result row."""
-    from data_registry import load_dataset
-    from data_registry.splits import make_splits
-    from harness.protocol import ProtocolSettings, run_split
-    from solvers import get_solver
+    from s3vm_bench.data_registry import load_dataset
+    from s3vm_bench.data_registry.splits import make_splits
+    from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+    from s3vm_bench.solvers import get_solver
 
     solver, params = CONFIGS[config]
     ds = load_dataset(dataset)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import difflib
 import importlib
 
+from s3vm_bench import import_name
+
 __all__ = ["REGISTRY", "get_solver", "available_solvers"]
 
 #: short name -> "module:Class" (modules relative to this package).
@@ -64,7 +66,7 @@ def get_solver(name: str):
     module_name, _, cls_name = target.partition(":")
     if not module_name or not cls_name:
         raise ValueError(f"solver path {name!r} must look like 'package.module:Class'")
-    module = importlib.import_module(module_name)
+    module = importlib.import_module(import_name(module_name))
     try:
         return getattr(module, cls_name)
     except AttributeError:

@@ -2,7 +2,7 @@
 
 import time
 
-from solvers.svm import SVM
+from s3vm_bench.solvers.svm import SVM
 
 
 class Raiser(SVM):

@@ -81,3 +81,22 @@ def no_retry_wait(monkeypatch):
     import pooch.core
 
     monkeypatch.setattr(pooch.core.time, "sleep", lambda s: None)
+
+
+@pytest.fixture(autouse=True)
+def work_folder(tmp_path_factory, monkeypatch):
+    """Every test's default work folder (``S3VM_RESULTS_DIR``) is a fresh temporary one, never the checkout's."""
+    path = tmp_path_factory.mktemp("work")
+    monkeypatch.setenv("S3VM_RESULTS_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def no_shipped_table(monkeypatch, tmp_path_factory):
+    """The shipped results are not read (a test that counts what its own runs stored)."""
+    import s3vm_bench.harness.icml2013 as icml2013
+    import s3vm_bench.harness.reproduce as rep
+
+    none = tmp_path_factory.mktemp("none")
+    monkeypatch.setattr(rep, "SHIPPED_RESULTS", none / "runs.csv.gz")
+    monkeypatch.setattr(icml2013, "CELLS_FILE", none / "cells.jsonl")

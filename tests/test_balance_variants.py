@@ -12,18 +12,18 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from harness.grid import solver_source_hash
-from harness.protocol import ProtocolSettings, run_split
-from harness.specs import get_spec
-from solvers import get_solver
-from solvers._balance import dichotomic_search, estimate_r, n_positive
-from solvers.cccp import CCCP
-from solvers.cs3vm import CS3VM
-from solvers.grad_s3vm import GradS3VM
-from solvers.newton import NewtonS3VM
-from solvers.soft_balance import SoftCCCP, SoftCS3VM, SoftGradS3VM, SoftNewtonS3VM
-from solvers.svm import SVM
-from solvers.svm_balanced import BalancedSVM
+from s3vm_bench.harness.grid import solver_source_hash
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.harness.specs import get_spec
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._balance import dichotomic_search, estimate_r, n_positive
+from s3vm_bench.solvers.cccp import CCCP
+from s3vm_bench.solvers.cs3vm import CS3VM
+from s3vm_bench.solvers.grad_s3vm import GradS3VM
+from s3vm_bench.solvers.newton import NewtonS3VM
+from s3vm_bench.solvers.soft_balance import SoftCCCP, SoftCS3VM, SoftGradS3VM, SoftNewtonS3VM
+from s3vm_bench.solvers.svm import SVM
+from s3vm_bench.solvers.svm_balanced import BalancedSVM
 from tests._toy import small_clusters
 
 SOFT = {SoftGradS3VM: GradS3VM, SoftCS3VM: CS3VM, SoftCCCP: CCCP, SoftNewtonS3VM: NewtonS3VM}
@@ -113,7 +113,7 @@ def test_soft_variant_refuses_a_given_r_tilde():
 def test_protocol_runs_soft_variant_without_search():
     """Through the harness the count is not forced: no dichotomic search, no threshold shift."""
     X, y, y_semi = _semi(n=80, n_lab=10, seed=4)
-    from data_registry import Dataset, Split
+    from s3vm_bench.data_registry import Dataset, Split
 
     ds = Dataset(name="toy", X=X, y=y, class_names=("a", "b"))
     split = Split("toy", 0, 0, np.arange(10), np.arange(10, 80), np.empty(0, int), np.empty(0, int))
@@ -223,7 +223,7 @@ def test_dichotomic_search_rejects_bad_stall_halvings(bad):
 
 @pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
 def test_search_stall_halvings_parameter_reaches_the_search(cls, monkeypatch):
-    import solvers._mean_output as mo
+    import s3vm_bench.solvers._mean_output as mo
 
     X, y, y_semi = _semi()
     passed = []
@@ -247,7 +247,7 @@ def test_search_stall_halvings_parameter_reaches_the_search(cls, monkeypatch):
 @pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
 def test_search_stall_meets_the_count_with_a_threshold_shift(cls, monkeypatch):
     """When the search stops on a stall, constraint (3) still holds through the threshold shift."""
-    import solvers._mean_output as mo
+    import s3vm_bench.solvers._mean_output as mo
 
     X, y, y_semi = _semi(n=80, n_lab=10, seed=4)
     unl = y_semi == -1

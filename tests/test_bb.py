@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness import optima
-from harness.cli import main
-from harness.compare import compare
-from harness.protocol import ProtocolSettings, run_split
-from solvers import _bb_kernels as _kern
-from solvers import get_solver
-from solvers._kernels import gaussian_kernel, linear_kernel
-from solvers._primal import _exact_line_search, kernel_newton
-from solvers.bb import (BranchAndBoundS3VM, _balanced_bottleneck, _IncrementalL2SVM, branch_and_bound, brute_force,
+from s3vm_bench.harness import optima
+from s3vm_bench.harness.cli import main
+from s3vm_bench.harness.compare import compare
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers import _bb_kernels as _kern
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
+from s3vm_bench.solvers._primal import _exact_line_search, kernel_newton
+from s3vm_bench.solvers.bb import (BranchAndBoundS3VM, _balanced_bottleneck, _IncrementalL2SVM, branch_and_bound, brute_force,
                         parallel_branch_and_bound, s3vm_objective)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -292,8 +292,8 @@ def test_compiled_kernels_are_warm_before_the_clock_starts():
 def test_fixing_labels_points_before_branching_and_saves_nodes():
     # Seeded with its optimum, a two-moons problem has points whose other label alone reaches the
     # incumbent from the root on: fixing them saves nodes and leaves the optimum unchanged.
-    from harness.optima import REFERENCE_SETS, binary_problems
-    from harness.protocol import _gram
+    from s3vm_bench.harness.optima import REFERENCE_SETS, binary_problems
+    from s3vm_bench.harness.protocol import _gram
 
     ref = REFERENCE_SETS["two_moons"]
     ds, split = ref.make(0)
@@ -471,7 +471,7 @@ def test_brute_force_refuses_large_problems():
 
 
 def test_estimator_is_registered_and_global_on_two_moons():
-    from data_registry import two_moons
+    from s3vm_bench.data_registry import two_moons
 
     assert get_solver("bb") is BranchAndBoundS3VM
     ds = two_moons(seed=3, n_unlabeled=14)
@@ -491,7 +491,7 @@ def test_estimator_is_registered_and_global_on_two_moons():
 
 
 def test_estimator_under_the_protocol_meets_the_balance_and_reports_the_optimum():
-    from data_registry import jmlr2008_splits, two_moons
+    from s3vm_bench.data_registry import jmlr2008_splits, two_moons
 
     ds = two_moons(seed=1, n_unlabeled=12)
     split = jmlr2008_splits(ds, n_splits=1, n_labeled=2)[0]
@@ -505,7 +505,7 @@ def test_estimator_under_the_protocol_meets_the_balance_and_reports_the_optimum(
 
 
 def test_estimator_init_solver_and_param_checks():
-    from data_registry import two_moons
+    from s3vm_bench.data_registry import two_moons
 
     ds = two_moons(seed=0, n_unlabeled=10)
     y = ds.y.copy()
@@ -520,7 +520,7 @@ def test_estimator_init_solver_and_param_checks():
     with pytest.raises(ValueError, match="n_jobs"):
         BranchAndBoundS3VM(n_jobs=0).fit(ds.X, y)
     # On two processes (the pool used: pieces of 2 nodes) the estimator finds the same optimum.
-    import solvers.bb as bb_module
+    import s3vm_bench.solvers.bb as bb_module
 
     one = BranchAndBoundS3VM(sigma=0.5, C=10.0, r=0.5).fit(ds.X, y)
     orig = bb_module.parallel_branch_and_bound
@@ -552,7 +552,7 @@ def test_shipped_two_moons_optima_are_certified_and_reproducible():
     # correctness itself is checked against brute force above. Checks independent of the search:
     # each stored labeling is balanced, its objective is that of a cold Newton solve (not BB's
     # incremental one), and it is no worse than the true labeling.
-    from harness.protocol import _gram
+    from s3vm_bench.harness.protocol import _gram
 
     s = ref.settings
     for i in range(0, 100, 9):
@@ -574,7 +574,7 @@ def test_shipped_two_moons_optima_are_certified_and_reproducible():
 def test_shipped_coil3_entries_match_the_data_and_their_labelings(data_env):
     # Every stored Coil3 entry is for today's problem (digest), is balanced, and its objective is
     # the objective of its labeling; a certified one has its bound equal to it.
-    from solvers.bb import s3vm_objective
+    from s3vm_bench.solvers.bb import s3vm_objective
 
     # The splits differ only in which points are labeled, so the labeling stored for one split is
     # feasible for another whenever it fits that split's labeled points: none may fall below an
@@ -889,7 +889,7 @@ def test_compare_without_stored_optimum_says_how_to_build(tmp_path):
 
 def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
     # Branch and bound's node solves are tiny: extra BLAS threads only slow them down.
-    import harness.compare
+    import s3vm_bench.harness.compare as harness_compare
     from threadpoolctl import threadpool_info
 
     seen, resume = [], []
@@ -900,7 +900,7 @@ def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
         return {}
 
     monkeypatch.setattr(optima, "build", record)
-    monkeypatch.setattr(harness.compare, "compare", record)
+    monkeypatch.setattr(harness_compare, "compare", record)
     assert main(["optima", "build", "two_moons", "--n", "1"]) == 0
     assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "1"]) == 0
     assert seen == [1, 1]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solvers._cholesky import CholeskyCache
+from s3vm_bench.solvers._cholesky import CholeskyCache
 
 
 def _kernel(n=60, d=5, seed=0):
@@ -141,7 +141,7 @@ def _sequential_reference(L, changes, leave):
 def test_one_pass_modification_is_the_sequence_of_rank_one_modifications(seed):
     """Diagonal updates and downdates and deletions applied column by column in one pass give the
     factor of the modified matrix, and the same numbers as applying them one after another."""
-    from solvers._cholesky import _modify_pass
+    from s3vm_bench.solvers._cholesky import _modify_pass
 
     rng = np.random.default_rng(seed)
     m = 30
@@ -171,7 +171,7 @@ def test_one_pass_modification_is_the_sequence_of_rank_one_modifications(seed):
 def test_large_change_is_a_modification_when_cheaper_and_solves_the_new_system(monkeypatch):
     """With many points leaving and entering and diagonal entries changing at once, the cache
     modifies the factor (when its cost model says so) and the result solves the new system."""
-    import solvers._cholesky as chol
+    import s3vm_bench.solvers._cholesky as chol
 
     rng = np.random.default_rng(11)
     n = 80

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from harness.cli import main
+from s3vm_bench.harness.cli import main
 
 
 def test_data_list(capsys, data_env):
@@ -37,15 +37,20 @@ def test_data_fetch_errors(capsys, data_env):
 def test_demo_runs_without_download(tmp_path, monkeypatch):
     monkeypatch.setenv("S3VM_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("S3VM_DATA_MIRROR", "http://127.0.0.1:9/")  # any download would fail
-    out = subprocess.run([sys.executable, "-m", "harness.cli", "demo", "--realizations", "1", "--jobs", "1",
-                          "--out", str(tmp_path / "demo")], capture_output=True, text=True, check=True).stdout
+    monkeypatch.delenv("S3VM_RESULTS_DIR", raising=False)
+    work = tmp_path / "cwd"
+    work.mkdir()
+    out = subprocess.run([sys.executable, "-m", "s3vm_bench.harness.cli", "demo", "--realizations", "1", "--jobs", "1"],
+                         cwd=work, capture_output=True, text=True, check=True).stdout
     assert "NIPS 2006 Table 1 on 1 realization(s)" in out
     head = next(line for line in out.splitlines() if line.startswith("| |"))
     for column in ("nabla-S3VM", "S3VM-light", "BB", "newton", "s3vm_path"):
         assert f" {column} |" in head
     assert "[7.81]" in out and "**Verdict:**" in out  # the paper's values beside ours
     assert not (tmp_path / "data").exists() or list((tmp_path / "data").iterdir()) == []
-    assert (tmp_path / "demo" / "runs.csv").exists()
+    # Everything it wrote is in the default work folder of the current folder.
+    assert [p.name for p in work.iterdir()] == ["s3vm-results"]
+    assert (work / "s3vm-results" / "results" / "demo" / "runs.csv").exists()
 
 
 def test_demo_rejects_a_realization_count_out_of_range(tmp_path, capsys):
@@ -61,7 +66,7 @@ class ExplodingSVM:
     calls = 0
 
     def __new__(cls, **params):
-        from solvers.svm import SVM
+        from s3vm_bench.solvers.svm import SVM
 
         class _Boom(SVM):
             def fit(self, X, y):

@@ -8,20 +8,20 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from sklearn.base import clone
 
-from data_registry import Split, g50c_like, two_moons
-from harness.protocol import ProtocolSettings, _fit_binary_problem, run_split
-from solvers import get_solver
-from solvers._balance import dichotomic_search, n_positive
-from solvers._kernels import center_kernel, gaussian_kernel
-from solvers._losses import (cccp_convex_loss, exp_unlabeled_loss, flat_unlabeled_loss,
+from s3vm_bench.data_registry import Split, g50c_like, two_moons
+from s3vm_bench.harness.protocol import ProtocolSettings, _fit_binary_problem, run_split
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._balance import dichotomic_search, n_positive
+from s3vm_bench.solvers._kernels import center_kernel, gaussian_kernel
+from s3vm_bench.solvers._losses import (cccp_convex_loss, exp_unlabeled_loss, flat_unlabeled_loss,
                              smoothed_exp_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss)
-from solvers._primal import CholeskyCache, _ShiftedSystem, lm_newton
-from solvers._mean_output import c_star_schedule, labeled_loss_terms
-from solvers.cccp import CCCP
-from solvers.cs3vm import CS3VM, gamma_schedule
-from solvers.grad_s3vm import GradS3VM, smooth_objective
-from solvers.newton import NewtonS3VM
-from solvers.svm import SVM
+from s3vm_bench.solvers._primal import CholeskyCache, _ShiftedSystem, lm_newton
+from s3vm_bench.solvers._mean_output import c_star_schedule, labeled_loss_terms
+from s3vm_bench.solvers.cccp import CCCP
+from s3vm_bench.solvers.cs3vm import CS3VM, gamma_schedule
+from s3vm_bench.solvers.grad_s3vm import GradS3VM, smooth_objective
+from s3vm_bench.solvers.newton import NewtonS3VM
+from s3vm_bench.solvers.svm import SVM
 from tests._toy import small_clusters as _small
 
 SOLVERS = {"grad_s3vm": GradS3VM, "cs3vm": CS3VM, "cccp": CCCP, "newton": NewtonS3VM}
@@ -150,7 +150,7 @@ def test_lm_newton_convex_matches_lbfgs():
     _, d, _ = loss(res.outputs)
     assert np.abs(K @ (res.coef + d)).max() < 1e-6
     # the same problem in Method 1 variables (w over the kernel-PCA map), well conditioned for L-BFGS
-    from solvers._kernels import kernel_pca_map
+    from s3vm_bench.solvers._kernels import kernel_pca_map
     Z, _ = kernel_pca_map(K)
 
     def f(w):
@@ -588,8 +588,8 @@ def _counting(Z):
 @pytest.mark.parametrize("labeled_first", [True, False])
 @pytest.mark.parametrize("var", [None, 0.2])
 def test_smooth_objective_class_is_the_function_and_remembers(labeled_first, var):
-    from solvers._losses import SmoothedExpLoss
-    from solvers.grad_s3vm import SmoothObjective
+    from s3vm_bench.solvers._losses import SmoothedExpLoss
+    from s3vm_bench.solvers.grad_s3vm import SmoothObjective
 
     rng = np.random.default_rng(2)
     n, d = 30, 5
@@ -638,7 +638,7 @@ def test_smooth_objective_class_is_the_function_and_remembers(labeled_first, var
 def test_lbfgs_stages_compute_z_w_once_per_evaluation(cls, monkeypatch):
     """One product ``Z w`` per L-BFGS evaluation: none for the warm starts of the stages, none to
     read the outputs at each stage's end, and the same solution as recomputing them."""
-    import solvers.grad_s3vm as gs
+    import s3vm_bench.solvers.grad_s3vm as gs
 
     X, _, y_semi = _small()
     counters = []

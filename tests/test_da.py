@@ -9,13 +9,13 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import clone
 
-from data_registry import Split, g50c_like, two_moons
-from harness.protocol import ProtocolSettings, run_split
-from solvers import get_solver
-from solvers._balance import n_positive
-from solvers._kernels import gaussian_kernel
-from solvers.da import DA, _SqrStep, bernoulli_entropy, bernoulli_kl, solve_nu
-from solvers.svm import SVM
+from s3vm_bench.data_registry import Split, g50c_like, two_moons
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._balance import n_positive
+from s3vm_bench.solvers._kernels import gaussian_kernel
+from s3vm_bench.solvers.da import DA, _SqrStep, bernoulli_entropy, bernoulli_kl, solve_nu
+from s3vm_bench.solvers.svm import SVM
 from tests._toy import BAD_INPUTS
 from tests._toy import small_clusters as _small
 
@@ -140,7 +140,7 @@ def test_sqr_reuses_one_factorization():
 def test_l2_step_is_seeded_and_drops_tiny_costs(monkeypatch):
     # ICML 2006 Sec. 3.1 "seeding": each l2 f-step starts from the previous solution; a copy whose
     # cost C* p_j is below the floor (1e-14 C*) is no term at all.
-    import solvers.da as da
+    import s3vm_bench.solvers.da as da
 
     ds = two_moons(3, n_unlabeled=40)
     X, y, r = _semi(ds)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import data_registry
-from data_registry import DataFetchError, fetch, get_spec, list_datasets, load_dataset
+from s3vm_bench import data_registry
+from s3vm_bench.data_registry import DataFetchError, fetch, get_spec, list_datasets, load_dataset
 
 from .conftest import LoopbackServer
 

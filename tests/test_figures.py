@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from harness import figures as F
-from harness.icml2013 import _solver_version
-from harness.cli import main
+from s3vm_bench.harness import figures as F
+from s3vm_bench.harness.icml2013 import _solver_version
+from s3vm_bench.harness.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -171,10 +171,10 @@ def test_cli_all_skips_missing_and_writes_gallery(monkeypatch, tmp_path, capsys)
     assert main(["figures", "--all", "--out", str(tmp_path / "out")]) == 0
     text = capsys.readouterr().out
     assert "jmlr2008-fig9: skipped" in text and "1 figure(s) made, 1 skipped" in text
-    gallery = (tmp_path / "out" / "README.md").read_text()
+    gallery = (tmp_path / "out" / "figures" / "README.md").read_text()
     assert "![jmlr2008-fig2](jmlr2008-fig2.png)" in gallery and "s3vm-bench figures jmlr2008-fig2" in gallery
     assert "| jmlr2008-fig9 | JMLR 2008 Fig. 9 |" in gallery
-    assert (tmp_path / "out" / "jmlr2008-fig2.svg").is_file()
+    assert (tmp_path / "out" / "figures" / "jmlr2008-fig2.svg").is_file()
 
 
 def test_cli_list_and_errors(capsys, tmp_path):
@@ -183,7 +183,7 @@ def test_cli_list_and_errors(capsys, tmp_path):
     assert main(["figures", "--out", str(tmp_path)]) == 2
     assert main(["figures", "nope", "--out", str(tmp_path)]) == 2
     assert main(["figures", "sigir2006-fig3", "--out", str(tmp_path)]) == 0
-    assert (tmp_path / "sigir2006-fig3.png").is_file()
+    assert (tmp_path / "figures" / "sigir2006-fig3.png").is_file()
 
 
 def test_da_effective_loss_limits():
@@ -192,7 +192,7 @@ def test_da_effective_loss_limits():
     exact = F._da_effective_loss(t, 0.0, "l2")
     np.testing.assert_allclose(F._da_effective_loss(t, 1e-4, "l2"), exact, atol=1e-3)
     # Large T: the mean of V(t) and V(-t) (p* -> 1/2), after the T log 2 shift.
-    from solvers._losses import squared_hinge_loss
+    from s3vm_bench.solvers._losses import squared_hinge_loss
 
     mean = 0.5 * (squared_hinge_loss(t).value + squared_hinge_loss(-t).value)
     np.testing.assert_allclose(F._da_effective_loss(t, 1e4, "l2"), mean, atol=2e-3)
@@ -208,8 +208,8 @@ def _figure_data():
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 10, 20])
 def test_fig9_params_give_k_annealing_steps(k):
     # JMLR 2008 Fig. 9 varies only the number of steps: every method's schedule has exactly k values.
-    from solvers._mean_output import c_star_schedule
-    from solvers.s3vm_light import anneal_schedule
+    from s3vm_bench.solvers._mean_output import c_star_schedule
+    from s3vm_bench.solvers.s3vm_light import anneal_schedule
 
     fd = _figure_data()
     light = fd._fig9_params("S3VM-light", k)
@@ -263,7 +263,7 @@ def test_records_of_other_parameters_are_computed_again(tmp_path):
 
 
 def test_biased_split_partition_and_angle():
-    from data_registry import Split
+    from s3vm_bench.data_registry import Split
 
     fd = _figure_data()
     rng = np.random.default_rng(0)

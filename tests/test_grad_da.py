@@ -7,12 +7,12 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from data_registry import Split, g50c_like
-from harness.protocol import ProtocolSettings, run_split
-from solvers._balance import n_positive
-from solvers.da import DA
-from solvers.grad_da import GradDA, smoothed_objective
-from solvers.svm import SVM
+from s3vm_bench.data_registry import Split, g50c_like
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers._balance import n_positive
+from s3vm_bench.solvers.da import DA
+from s3vm_bench.solvers.grad_da import GradDA, smoothed_objective
+from s3vm_bench.solvers.svm import SVM
 from tests._toy import BAD_INPUTS
 from tests._toy import small_clusters as _small
 
@@ -61,7 +61,7 @@ def test_smoothed_objective_is_the_minimum_over_balanced_p():
     o = Z @ w + b
     unl = ~labeled
     p = np.full(unl.sum(), 0.2)
-    from solvers.da import LOSSES
+    from s3vm_bench.solvers.da import LOSSES
 
     V = LOSSES["l2"]
     ou = o[unl]

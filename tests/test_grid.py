@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import harness.grid as grid
-from harness.grid import Cell, ResultCache, run_cells, store_rows
-from harness.results import read_results
+import s3vm_bench.harness.grid as grid
+from s3vm_bench.harness.grid import Cell, ResultCache, run_cells, store_rows
+from s3vm_bench.harness.results import read_results
 
 
 def _cells(solvers=("svm", "s3vm_light"), n=3):
@@ -98,14 +98,14 @@ def test_a_cell_run_in_a_thread_past_its_limit_is_a_timeout(data_env):
 @pytest.mark.parametrize("name", ["kernel", "sigma", "C", "C_star", "r"])
 def test_the_protocol_settings_cannot_be_passed_as_solver_parameters(name, capsys):
     # The solver would train at --param C=5 while the objective and the stored row say Table 5's C.
-    from harness.cli import main
+    from s3vm_bench.harness.cli import main
 
     with pytest.raises(ValueError, match=f"solver parameter\\(s\\) {name} are the protocol's"):
         Cell("t", "2moons", "svm", 0, params={name: 1.0})
     assert main(["run", "--solver", "svm", "--dataset", "2moons", "--splits", "1", "--param", f"{name}=1",
                  "--results", "/nonexistent/never-written.csv"]) == 2
     assert "are the protocol's" in capsys.readouterr().err
-    from harness.compare import compare
+    from s3vm_bench.harness.compare import compare
 
     with pytest.raises(ValueError, match="are the protocol's"):
         compare("svm", ("two_moons",), 1, params={name: 1.0})
@@ -123,7 +123,7 @@ def fresh_versions():
 
 
 def test_cell_key_depends_on_params_split_and_declared_versions_not_on_code(monkeypatch, fresh_versions):
-    from solvers.svm import SVM
+    from s3vm_bench.solvers.svm import SVM
 
     a = Cell("t", "2moons", "svm", 0)
     assert a.key() == Cell("other-experiment", "2moons", "svm", 0).key()  # the name is only a label
@@ -141,7 +141,7 @@ def test_cell_key_depends_on_params_split_and_declared_versions_not_on_code(monk
 
 
 def test_a_shared_module_version_rekeys_the_solvers_that_import_it(monkeypatch, fresh_versions):
-    import solvers._mean_output as mean_output
+    import s3vm_bench.solvers._mean_output as mean_output
 
     newton, svm = Cell("t", "2moons", "newton", 0), Cell("t", "2moons", "svm", 0)
     assert "solvers._mean_output" in grid.solver_version("newton")["numerics"]
@@ -156,7 +156,7 @@ def test_a_shared_module_version_rekeys_the_solvers_that_import_it(monkeypatch, 
 def test_reference_cells_key_on_how_the_reference_set_is_built(monkeypatch, fresh_versions):
     # A reference-set cell's problem is built by harness.reference_sets: a new version of it must
     # rerun the cell; the cells of the ordinary split protocols do not depend on it.
-    import harness.reference_sets as reference_sets
+    import s3vm_bench.harness.reference_sets as reference_sets
 
     ref, plain = Cell("t", "two_moons", "svm", 0, protocol="reference"), Cell("t", "2moons", "svm", 0)
     before = ref.key(), plain.key()
@@ -166,7 +166,7 @@ def test_reference_cells_key_on_how_the_reference_set_is_built(monkeypatch, fres
 
 
 def test_the_data_checksums_are_part_of_the_key(monkeypatch, fresh_versions):
-    import data_registry
+    from s3vm_bench import data_registry
 
     cell = Cell("t", "g50c", "svm", 0)
     assert grid.data_digest("g50c") and grid.data_digest("2moons") and grid.data_digest("two_moons") == ""
@@ -203,8 +203,8 @@ def test_every_committed_cell_is_found_and_stays_found_after_a_refactor(data_env
     # The committed results table answers for every planned cell of every table (the plan's
     # "0 missing"), and a change of code that bumps no version -- here every module's code
     # text changes at once -- leaves every key, so nothing has to be recomputed.
-    from harness.reproduce import build_cells
-    from harness.specs import SPECS
+    from s3vm_bench.harness.reproduce import build_cells
+    from s3vm_bench.harness.specs import SPECS
 
     cache = ResultCache(tmp_path / "cache", table=Path(__file__).parents[1] / "reports" / "runs.csv.gz")
     cells = [p.cell for spec in SPECS.values() for p in build_cells(spec)[0]]
@@ -305,7 +305,7 @@ def test_code_text_decodes_by_the_encoding_declaration(tmp_path):
 
 @pytest.mark.parametrize("name", ["runs.csv", "runs.csv.gz"])
 def test_a_row_read_back_from_the_results_table_is_the_cached_row(data_env, tmp_path, name):
-    from harness.results import COLUMNS, read_results_text, row_from_table
+    from s3vm_bench.harness.results import COLUMNS, read_results_text, row_from_table
 
     # g50c's splits come with the data (no seed, no test set); a 64-bit seed in the same column
     # must not be read back as a rounded float.
@@ -356,7 +356,7 @@ def test_stores_are_written_with_the_umask_permissions_not_private(tmp_path):
     import os
     import stat
 
-    from harness._atomic import atomic_write
+    from s3vm_bench.harness._atomic import atomic_write
 
     old = os.umask(0o022)
     try:
@@ -373,7 +373,7 @@ def test_stores_are_written_with_the_umask_permissions_not_private(tmp_path):
 def test_line_stores_keep_whole_records_only(tmp_path):
     import multiprocessing
 
-    from harness._atomic import append_line, read_lines
+    from s3vm_bench.harness._atomic import append_line, read_lines
 
     path = tmp_path / "s.jsonl"
     assert read_lines(path) == []
@@ -399,7 +399,7 @@ def test_line_stores_keep_whole_records_only(tmp_path):
 
 
 def _append_many(path, w):
-    from harness._atomic import append_line
+    from s3vm_bench.harness._atomic import append_line
 
     for i in range(100):
         append_line(path, f"{w}-{i}-" + "x" * 2000)
@@ -418,7 +418,7 @@ def test_a_table_row_is_found_and_copied_into_the_cache_folder(data_env, tmp_pat
 
 
 def test_row_from_table_refuses_text_it_cannot_have_written():
-    from harness.results import row_from_table
+    from s3vm_bench.harness.results import row_from_table
 
     assert row_from_table({"split": "3", "split_seed": "5.71840001907573e+18"}) == {"split": 3, "split_seed": None}
     with pytest.raises(ValueError, match="not an integer"):
@@ -488,7 +488,7 @@ def test_dask_backend_matches_the_default_backend(data_env, tmp_path, monkeypatc
 def test_results_table_keeps_the_newest_row_of_each_cell(tmp_path):
     # A rerun of the same cell (same key) or of the same cell under other code (another key)
     # replaces the stored row; other cells and other experiments are kept.
-    from harness.results import read_results, replace_rows
+    from s3vm_bench.harness.results import read_results, replace_rows
 
     def row(key, split=0, experiment="t", err=0.1):
         return {"experiment": experiment, "dataset": "2moons", "protocol": "jmlr2008", "split": split,
@@ -507,7 +507,7 @@ def test_results_table_keeps_the_newest_row_of_each_cell(tmp_path):
 def test_a_gz_results_table_is_gzip_csv_and_the_same_table_gives_the_same_bytes(tmp_path):
     import gzip
 
-    from harness.results import read_results, replace_rows
+    from s3vm_bench.harness.results import read_results, replace_rows
 
     rows = [{"experiment": "t", "dataset": "g50c", "split": i, "solver": "svm", "status": "done", "cell_key": f"k{i}",
              "unlabeled_error": 0.1 * i, "timestamp": "2026-01-01T00:00:00+00:00"} for i in range(3)]
@@ -521,7 +521,7 @@ def test_a_gz_results_table_is_gzip_csv_and_the_same_table_gives_the_same_bytes(
 
 
 def _write_rows_of_worker(path, worker, n_rows):
-    from harness.results import replace_rows
+    from s3vm_bench.harness.results import replace_rows
 
     for i in range(n_rows):
         replace_rows(path, [{"experiment": "t", "dataset": "g50c", "split": i, "solver": f"s{worker}",
@@ -534,7 +534,7 @@ def test_concurrent_writers_to_one_results_table_lose_no_rows(tmp_path):
     # the rows the other wrote since its read.
     import multiprocessing
 
-    from harness.results import read_results
+    from s3vm_bench.harness.results import read_results
 
     path = tmp_path / "runs.csv.gz"
     ctx = multiprocessing.get_context("spawn")

@@ -5,15 +5,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-import harness.grid as grid
-from data_registry import Dataset, Split
-from harness.grid import Cell, cell_key, execute_cell
-from harness.icml2006 import run_with_validation
-from harness.protocol import ProtocolSettings, run_split
-from harness.reproduce import _target_cell, aggregate, build_cells, load_targets, reproduce, select_and_best
-from harness.specs import (ICML2006_LAMBDAS, ICML2006_LU, ICML2006_SIGMA0, ICML2006_SIGMA_FACTORS, SPECS,
+import s3vm_bench.harness.grid as grid
+from s3vm_bench.data_registry import Dataset, Split
+from s3vm_bench.harness.grid import Cell, cell_key, execute_cell
+from s3vm_bench.harness.icml2006 import run_with_validation
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.harness.reproduce import _target_cell, aggregate, build_cells, load_targets, reproduce, select_and_best
+from s3vm_bench.harness.specs import (ICML2006_LAMBDAS, ICML2006_LU, ICML2006_SIGMA0, ICML2006_SIGMA_FACTORS, SPECS,
                            UNSPECIFIED, Config, get_spec, icml2006_costs)
-from solvers import get_solver
+from s3vm_bench.solvers import get_solver
 
 # ----------------------------------------------------------------------------- validation error
 
@@ -70,7 +70,7 @@ def test_execute_cell_reports_validation_and_test_errors_of_icml2006_cells(data_
     cell = _eset2_cell()
     row = execute_cell(cell)
     assert row["status"] == "done", row.get("error")
-    from data_registry import load_dataset, make_splits
+    from s3vm_bench.data_registry import load_dataset, make_splits
 
     ds = load_dataset("eset2")
     split = make_splits(ds, "icml2006", n_splits=10)[0]
@@ -91,7 +91,7 @@ def test_execute_cell_reports_validation_and_test_errors_of_icml2006_cells(data_
 
 
 def test_icml2006_cells_key_on_its_module_version_and_the_others_do_not(monkeypatch):
-    import harness.icml2006 as icml2006
+    import s3vm_bench.harness.icml2006 as icml2006
 
     others = [p.cell for key in ("jmlr2008-table8", "icml2006-table2", "nips2006-table1")
               for p in build_cells(get_spec(key), n_splits=1)[0][:20]]
@@ -245,7 +245,7 @@ def test_targets_are_the_cells_the_specs_produce():
 def test_split_sizes_and_default_widths_match_the_data(data_env):
     from scipy.spatial.distance import pdist
 
-    from data_registry import load_dataset, make_splits
+    from s3vm_bench.data_registry import load_dataset, make_splits
 
     for name, (l, u) in ICML2006_LU.items():
         ds = load_dataset(name)

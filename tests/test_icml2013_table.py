@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from harness.cli import main
-from harness.icml2013 import _solver_version, load_cells, missing
-from harness.reproduce import load_targets, reproduce
+from s3vm_bench.harness.cli import main
+from s3vm_bench.harness.icml2013 import _solver_version, load_cells, missing
+from s3vm_bench.harness.reproduce import load_targets, reproduce
 
 
 def _record(pid, split, unl, test):
@@ -61,9 +61,9 @@ def test_report_from_stored_cells_is_judged_against_the_targets(tmp_path):
 
 
 def test_an_extra_line_stays_current_across_a_refactor_and_not_across_a_version_bump(tmp_path, monkeypatch):
-    import harness.grid as grid
-    from harness import icml2013
-    from solvers.s3vm_light import S3VMLight
+    import s3vm_bench.harness.grid as grid
+    from s3vm_bench.harness import icml2013
+    from s3vm_bench.solvers.s3vm_light import S3VMLight
 
     extra = {"val_err": 0.0, "unl_err": 0.5, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
     one = {m: 0.1 for m in ("svm", "light", "cccp", "path")}
@@ -84,7 +84,7 @@ def test_an_extra_line_stays_current_across_a_refactor_and_not_across_a_version_
             f.cache_clear()
 
 
-def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path):
+def test_one_real_cell_runs_and_is_stored_once(data_env, tmp_path, no_shipped_table):
     kw = dict(reports_dir=tmp_path, n_splits=1, datasets=["ionosphere"], n_jobs=1, echo=lambda *a: None)
     first = {(c.row, c.column): c for c in reproduce(["icml2013-table2"], **kw)["icml2013-table2"]}
     store = [json.loads(line) for line in (tmp_path / "icml2013" / "cells.jsonl").read_text().splitlines()]
@@ -125,14 +125,14 @@ def test_figure5_lines_add_the_judged_solvers_to_their_split_when_current(tmp_pa
     todo = missing(cells, ["D5"], 3)
     assert [t for t in todo if t[2] == "fig5"] == [("D5", 1, "fig5"), ("D5", 2, "fig5")]
     md = (tmp_path / "report.md")
-    from harness.icml2013 import report
+    from s3vm_bench.harness.icml2013 import report
     report(cells, md)
     # splits 1-2 lack the judged values: the means over the three splits are not given
     assert "| D5 | 1 | 1 | not run | not run | not run | 2 | 3 |" in md.read_text()
 
 
 def test_a_failed_extra_is_tried_once_per_run_and_new_splits_get_their_extras(tmp_path, monkeypatch):
-    import harness.icml2013 as mod
+    import s3vm_bench.harness.icml2013 as mod
 
     store = tmp_path / "icml2013" / "cells.jsonl"
     store.parent.mkdir()
@@ -155,7 +155,7 @@ def test_a_failed_extra_is_tried_once_per_run_and_new_splits_get_their_extras(tm
     assert meta["n_failed"] == 4
 
 
-def test_solvers_filter_does_not_run_the_external_table(tmp_path, capsys):
+def test_solvers_filter_does_not_run_the_external_table(tmp_path, capsys, no_shipped_table):
     said = []
     out = reproduce(["icml2013-table2"], solvers=["s3vm_light"], reports_dir=tmp_path, echo=said.append)
     assert any("not run with --solvers" in m for m in said)
@@ -170,7 +170,7 @@ def test_unknown_datasets_and_the_table_list(capsys):
 
 
 def test_a_line_cut_short_by_a_killed_run_is_recomputed_not_fatal_nor_glued_to(tmp_path):
-    from harness._atomic import append_line
+    from s3vm_bench.harness._atomic import append_line
 
     one = {m: 0.1 for m in ("svm", "light", "cccp", "path")}
     store = tmp_path / "cells.jsonl"

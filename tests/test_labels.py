@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers import available_solvers, get_solver
+from s3vm_bench.solvers import available_solvers, get_solver
 
 SOLVERS = [s for s in available_solvers() if s != "svm_5cv"] + ["svm_5cv"]
 

@@ -12,15 +12,15 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import clone
 
-from data_registry import g50c_like, jmlr2008_splits, two_moons
-from harness.protocol import ProtocolSettings, run_split
-from solvers import get_solver
-from solvers._balance import n_positive
-from solvers._kernels import DeformedKernel, gaussian_kernel, knn_laplacian, laplacian_power
-from solvers.lapsvm import LapSVM
-from solvers.lapsvm_s3vm_light import LapSVMS3VMLight
-from solvers.s3vm_light import S3VMLight
-from solvers.svm import SVM
+from s3vm_bench.data_registry import g50c_like, jmlr2008_splits, two_moons
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._balance import n_positive
+from s3vm_bench.solvers._kernels import DeformedKernel, gaussian_kernel, knn_laplacian, laplacian_power
+from s3vm_bench.solvers.lapsvm import LapSVM
+from s3vm_bench.solvers.lapsvm_s3vm_light import LapSVMS3VMLight
+from s3vm_bench.solvers.s3vm_light import S3VMLight
+from s3vm_bench.solvers.svm import SVM
 
 from ._toy import BAD_INPUTS, small_clusters
 
@@ -299,7 +299,7 @@ def test_deformed_kernel_bad_inputs():
 
 # ------------------------------------------------------------------------ balanced LapSVM (NIPS 2006)
 def test_balanced_lapsvm_meets_the_count_and_only_moves_the_bias():
-    from solvers.lapsvm_balanced import BalancedLapSVM
+    from s3vm_bench.solvers.lapsvm_balanced import BalancedLapSVM
 
     assert get_solver("lapsvm_balanced") is BalancedLapSVM
     X, _, y_semi = small_clusters(seed=4, n=60)
@@ -321,7 +321,7 @@ def test_balanced_lapsvm_meets_the_count_and_only_moves_the_bias():
 
 def test_balanced_lapsvm_under_the_protocol_meets_the_exact_balance():
     # NIPS 2006 Table 1's problem (harness.reference_sets): LapSVM alone need not meet it.
-    from harness.reference_sets import get_reference_set
+    from s3vm_bench.harness.reference_sets import get_reference_set
 
     ref = get_reference_set("two_moons")
     exact = []

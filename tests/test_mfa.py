@@ -7,13 +7,13 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import expit
 
-from data_registry import Dataset, Split
-from harness.protocol import ProtocolSettings, run_split
-from solvers import get_solver
-from solvers._balance import balance_root, n_positive
-from solvers._primal import _cgls, l2svm_mfn
-from solvers.mfa import MFA, mfa_system, optimize_w
-from solvers.svm import SVM
+from s3vm_bench.data_registry import Dataset, Split
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._balance import balance_root, n_positive
+from s3vm_bench.solvers._primal import _cgls, l2svm_mfn
+from s3vm_bench.solvers.mfa import MFA, mfa_system, optimize_w
+from s3vm_bench.solvers.svm import SVM
 
 from .test_tsvm_linear import blobs, semi, sparse_problem
 
@@ -235,8 +235,8 @@ def test_beats_supervised_svm_in_protocol_objective(seed):
 
 def test_text_first_sigir_split(data_env):
     """pcmac (SIGIR 2006 Table 9 setting, l = 45): MFA reaches a lower eq. (18) than TSVM."""
-    from data_registry import load_dataset, sigir2006_splits
-    from solvers.tsvm_linear import LinearTSVM
+    from s3vm_bench.data_registry import load_dataset, sigir2006_splits
+    from s3vm_bench.solvers.tsvm_linear import LinearTSVM
 
     ds = load_dataset("text")
     split = sigir2006_splits(ds, n_labeled=45, n_splits=1)[0]

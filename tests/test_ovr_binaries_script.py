@@ -11,7 +11,7 @@ def _script():
 
 
 def test_parse_solver_reads_registry_names_user_classes_and_typed_params():
-    from solvers.cs3vm import CS3VM
+    from s3vm_bench.solvers.cs3vm import CS3VM
 
     mod = _script()
     label, cls, params = mod.parse_solver("cs3vm:n_smooth=30:final_smoothing=0.001:kernel_map=eigh")

@@ -6,9 +6,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-import harness.grid as grid
-from data_registry import Dataset, Split, jmlr2008_splits, load_dataset
-from harness.pairwise import load_view, pair_problems, run_pairwise
+import s3vm_bench.harness.grid as grid
+from s3vm_bench.data_registry import Dataset, Split, jmlr2008_splits, load_dataset
+from s3vm_bench.harness.pairwise import load_view, pair_problems, run_pairwise
 
 
 def _toy():
@@ -62,8 +62,8 @@ def test_every_pair_has_labeled_points_of_both_classes_in_our_splits(data_env, n
 
 
 def test_run_pairwise_averages_the_pairs_of_coil3(data_env):
-    from harness.protocol import ProtocolSettings, run_split
-    from solvers import get_solver
+    from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+    from s3vm_bench.solvers import get_solver
 
     svm, settings = get_solver("svm"), ProtocolSettings.for_dataset("coil3")
     res, info = run_pairwise(svm, {}, "coil3", 1, 10, settings)
@@ -84,7 +84,7 @@ def test_run_pairwise_averages_the_pairs_of_coil3(data_env):
 
 
 def test_pairwise_cells_key_on_the_pairwise_module_version(monkeypatch):
-    import harness.pairwise as pairwise
+    import s3vm_bench.harness.pairwise as pairwise
 
     cell = grid.Cell("t", "coil3", "svm", 0, "jmlr2008-pairwise", 10, {}, {"C": 100.0})
     plain = dataclasses.replace(cell, protocol="jmlr2008")

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from solvers._kernels import gaussian_kernel
-from solvers._primal import kernel_newton, kernel_newton_terms
+from s3vm_bench.solvers._kernels import gaussian_kernel
+from s3vm_bench.solvers._primal import kernel_newton, kernel_newton_terms
 
 
 def _duplicated_problem(n=120, l=12, seed=0, floor=False, sigma=1.0, C=50.0):
@@ -80,7 +80,7 @@ def test_one_term_per_point_is_kernel_newton():
 
 
 def test_the_newton_systems_have_one_row_per_support_point(monkeypatch):
-    import solvers._primal as pooled
+    import s3vm_bench.solvers._primal as pooled
 
     K, point, yd, cost, _ = _duplicated_problem()
     sizes = []

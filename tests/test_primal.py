@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize, minimize_scalar
 
-from solvers._kernels import gaussian_kernel, kernel_pca_map, linear_kernel
-from solvers._primal import (
+from s3vm_bench.solvers._kernels import gaussian_kernel, kernel_pca_map, linear_kernel
+from s3vm_bench.solvers._primal import (
     PrimalResult,
     _exact_line_search,
     kernel_newton,
@@ -279,7 +279,7 @@ def test_kernel_newton_subset_initialization_same_optimum():
 
 def test_mfn_public_sparse_fallback_agrees(monkeypatch):
     """The direct scipy kernels in _RowBlock and the public `@` give one answer."""
-    import solvers._primal as primal
+    import s3vm_bench.solvers._primal as primal
 
     X, y, cost = _problem(16, density=0.3, weighted=True)
     Xs = sp.csr_matrix(X)
@@ -299,7 +299,7 @@ def test_mfn_public_sparse_fallback_agrees(monkeypatch):
 @pytest.mark.parametrize("n_rows", [0, 1, 5, 13, 40])
 def test_rows_product_is_the_matrix_product(n_rows):
     """``K v`` for v zero off ``rows``, from those rows of K (any order), equals the dense product."""
-    from solvers._primal import _rows_product
+    from s3vm_bench.solvers._primal import _rows_product
 
     rng = np.random.default_rng(n_rows)
     Z = rng.standard_normal((40, 6))
@@ -314,7 +314,7 @@ def test_lm_newton_kbeta0_spares_the_product_and_gives_the_same_minimizer():
     """A warm start with ``Kbeta0 = K beta0`` (the previous call's outputs less b) reaches the
     same minimizer as recomputing ``K beta0``; a wrong ``Kbeta0`` is used as given (so it is not
     silently recomputed) and a wrong shape is refused."""
-    from solvers._losses import cccp_convex_loss
+    from s3vm_bench.solvers._losses import cccp_convex_loss
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((40, 3))

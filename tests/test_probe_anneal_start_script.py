@@ -7,7 +7,7 @@ from tests._toy import load_script
 
 def test_each_reading_runs_the_protocol_and_ours_is_the_solvers_default(data_env, capsys):
     mod = load_script("probe_anneal_start")
-    from solvers import get_solver
+    from s3vm_bench.solvers import get_solver
 
     for solver in ("grad_s3vm", "newton"):
         default = get_solver(solver)().get_params()

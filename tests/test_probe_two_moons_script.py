@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from data_registry.synthetic import TWO_MOONS_LABELED
-from harness.reference_sets import get_reference_set
+from s3vm_bench.data_registry.synthetic import TWO_MOONS_LABELED
+from s3vm_bench.harness.reference_sets import get_reference_set
 from tests._toy import load_script
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from data_registry import Dataset
+from s3vm_bench.data_registry import Dataset
 from tests._toy import load_script
 
 

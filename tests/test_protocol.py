@@ -7,14 +7,14 @@ import pytest
 import scipy.optimize as so
 import scipy.sparse as sp
 
-from data_registry import Dataset, Split
-from harness.protocol import ProtocolSettings, protocol_objective, run_split
-from solvers._balance import (check_r, dichotomic_search, estimate_r, exact_r, n_positive,
+from s3vm_bench.data_registry import Dataset, Split
+from s3vm_bench.harness.protocol import ProtocolSettings, protocol_objective, run_split
+from s3vm_bench.solvers._balance import (check_r, dichotomic_search, estimate_r, exact_r, n_positive,
                               threshold_to_count)
-from solvers._base import BaseS3VM, BinaryFit
-from solvers._kernels import KernelCentering, gaussian_kernel
-from solvers._primal import kernel_newton
-from solvers.svm import SVM
+from s3vm_bench.solvers._base import BaseS3VM, BinaryFit
+from s3vm_bench.solvers._kernels import KernelCentering, gaussian_kernel
+from s3vm_bench.solvers._primal import kernel_newton
+from s3vm_bench.solvers.svm import SVM
 
 
 def _blobs(seed, n=40, d=3, sep=2.5, k=2):
@@ -215,7 +215,7 @@ def test_table5_settings():
 def test_threshold_shift_exact():
     rng = np.random.default_rng(7)
     o = rng.standard_normal(50) * 3
-    from solvers._balance import threshold_shift
+    from s3vm_bench.solvers._balance import threshold_shift
 
     for k in (0, 1, 25, 49, 50):
         assert np.sum(o - threshold_shift(o, k) > 0) == k
@@ -245,7 +245,7 @@ def test_harness_thresholds_combinatorial_outputs():
 
 
 def test_threshold_shift_is_zero_when_sign_already_balanced():
-    from solvers._balance import threshold_shift
+    from s3vm_bench.solvers._balance import threshold_shift
 
     o = np.array([3.0, 2.0, 0.5, -0.5, -2.0])
     assert threshold_shift(o, 3) == 0.0
@@ -264,7 +264,7 @@ class _SeenIntermediate:
 
 
 def _spy_intermediate():
-    from harness.intermediate import IntermediateSolution
+    from s3vm_bench.harness.intermediate import IntermediateSolution
 
     class Spy(IntermediateSolution):
         def fit(self, X, y):
@@ -304,7 +304,7 @@ def test_revealed_labels_are_true_seeded_and_keep_the_balance(fraction):
 
 
 def test_intermediate_solution_is_svm_threshold_retrain():
-    from harness.intermediate import IntermediateSolution
+    from s3vm_bench.harness.intermediate import IntermediateSolution
 
     X, y = _blobs(12, n=50, sep=1.2)
     y_fit = np.r_[y[:6], -np.ones(44, int)]

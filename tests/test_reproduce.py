@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import harness.grid as grid
-from harness.cli import main
-from harness.reproduce import ReportCell, _resolve_settings, _target_cell, load_targets, reproduce, table_verdict
-from harness.specs import SPECS, UNSPECIFIED, Config, get_spec
+import s3vm_bench.harness.grid as grid
+from s3vm_bench.harness.cli import main
+from s3vm_bench.harness.reproduce import ReportCell, _resolve_settings, _target_cell, load_targets, reproduce, table_verdict
+from s3vm_bench.harness.specs import SPECS, UNSPECIFIED, Config, get_spec
 
 
 def _done_row(cell, **fields) -> dict:
@@ -58,7 +58,7 @@ def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "index.json").read_text())["nips2006-table1"]["splits"] == 2
     assert "DIFFERENCES.md" not in index
     # A hand-written account of the differences is linked above the table (not as an "other report").
-    from harness.reproduce import write_index
+    from s3vm_bench.harness.reproduce import write_index
     (tmp_path / "DIFFERENCES.md").write_text("# Why\n")
     index = write_index(tmp_path).read_text()
     assert index.count("[DIFFERENCES.md](DIFFERENCES.md)") == 1
@@ -74,18 +74,14 @@ def test_toy_table_end_to_end_failures_and_resume(tmp_path, monkeypatch):
     assert len(pd.read_csv(tmp_path / "runs.csv")) == 4
 
 
-def test_default_cache_is_the_projects_whatever_the_reports_folder(tmp_path, monkeypatch):
-    # Reports written to a scratch folder must still read (and fill) the project's cache, not
+def test_default_cache_is_the_work_folders_whatever_the_reports_folder(tmp_path, monkeypatch, work_folder):
+    # Reports written to a scratch folder must still read (and fill) the work folder's cache, not
     # start an empty one beside the scratch reports and recompute every cell.
-    import harness.reproduce as rep
-
     monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
-    project_cache = tmp_path / "project" / "results" / "cache"
-    monkeypatch.setattr(rep, "DEFAULT_CACHE_DIR", project_cache)
     scratch = tmp_path / "scratch" / "reports"
     reproduce(["nips2006-table1"], quick=True, reports_dir=scratch, results=tmp_path / "runs.csv",
               backend="sequential", progress=False, echo=lambda *a: None)
-    assert len(list(project_cache.rglob("*.json"))) == 2  # the two BB cells (failures are not cached)
+    assert len(list((work_folder / "results" / "cache").rglob("*.json"))) == 2  # the two BB cells (failures are not cached)
     assert not (scratch.parent / "results").exists()
 
 
@@ -180,8 +176,8 @@ def test_every_spec_cell_names_a_transcribed_value():
 
 
 def test_per_dataset_params_reach_only_their_data_set():
-    from harness.reproduce import build_cells
-    from harness.specs import LAPSVM_GRAPH, TableSpec
+    from s3vm_bench.harness.reproduce import build_cells
+    from s3vm_bench.harness.specs import LAPSVM_GRAPH, TableSpec
 
     spec = TableSpec("toy-graph", "toy", (("g50c", "g50c"), ("2moons", "2moons")),
                      (Config("LapSVM", "lapsvm", {"max_iter": 50}, dataset_params={"g50c": {"n_neighbors": 50}}),),
@@ -200,7 +196,7 @@ def test_per_dataset_params_reach_only_their_data_set():
 def test_table9_default_setting_is_table8_split_one():
     # Table 9's improvement is over the default setting on the first split: the cell Table 8 runs
     # there. The two tables must share it (one run, one number), on every data set and method.
-    from harness.reproduce import build_cells
+    from s3vm_bench.harness.reproduce import build_cells
 
     t8 = {(p.dataset, p.cell.solver): p.cell.key() for p in build_cells(get_spec("jmlr2008-table8"), n_splits=1)[0]}
     t9, _ = build_cells(get_spec("jmlr2008-table9"))
@@ -256,7 +252,7 @@ def test_datasets_filter_runs_only_those_rows_and_reads_the_rest_from_the_cache(
 
 def test_solvers_filter_runs_only_those_columns_and_reads_the_rest_from_the_cache(data_env, tmp_path, monkeypatch,
                                                                                   capsys):
-    from harness.plan import plan
+    from s3vm_bench.harness.plan import plan
 
     configs = (Config("No annealing", "svm"), Config("Annealing", "s3vm_light"))
     kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), configs=configs, n_splits=2)
@@ -278,8 +274,8 @@ def test_solvers_filter_runs_only_those_columns_and_reads_the_rest_from_the_cach
 
 
 def test_kendall_aggregate_is_per_split_tau_averaged():
-    from harness.reproduce import aggregate, build_cells
-    from harness.specs import TableSpec
+    from s3vm_bench.harness.reproduce import aggregate, build_cells
+    from s3vm_bench.harness.specs import TableSpec
 
     spec = TableSpec("toy-kendall", "toy", (("g50c", "g50c"),),
                      (Config("a", "svm"), Config("b", "s3vm_light"), Config("c", "newton")),
@@ -311,9 +307,9 @@ def test_splits_limit_what_runs_and_the_report_reads_every_cached_split(data_env
 @pytest.mark.parametrize("n_splits", [0, -1, 1.5, True])
 def test_a_split_count_below_one_is_rejected_before_anything_runs(tmp_path, n_splits):
     # 0 once meant "every split" in a run but "no split" in --plan, and -1 "all but the last".
-    from harness.plan import plan
-    from harness.reproduce import build_cells
-    from harness.specs import SPECS
+    from s3vm_bench.harness.plan import plan
+    from s3vm_bench.harness.reproduce import build_cells
+    from s3vm_bench.harness.specs import SPECS
 
     with pytest.raises(ValueError, match="n_splits must be an integer >= 1"):
         reproduce(["jmlr2008-table12"], n_splits=n_splits, cache_dir=tmp_path / "cache", reports_dir=tmp_path,
@@ -328,8 +324,8 @@ def test_a_split_count_below_one_is_rejected_before_anything_runs(tmp_path, n_sp
 def test_grid_tables_average_only_when_every_data_set_is_complete():
     # JMLR 2008 Tables 9 and 10 average their per-data-set values over all data sets; a mean over
     # some of them is another quantity, so it stays out of the judged cell until all are done.
-    from harness.reproduce import aggregate, build_cells
-    from harness.specs import TableSpec
+    from s3vm_bench.harness.reproduce import aggregate, build_cells
+    from s3vm_bench.harness.specs import TableSpec
 
     grid = ({"C_factor": 1.0}, {"C_factor": 10.0}, {"C_factor": 0.1})
     rows2 = (("2moons", "2moons"), ("Coil3", "coil3"))
@@ -356,14 +352,14 @@ def test_grid_tables_average_only_when_every_data_set_is_complete():
             assert done["average sd (%)"].paper is None  # shown beside the judged row, not judged
             assert half["average variance"].mean is None and "1 of 2 data sets complete" in half["average variance"].note
     # An average waiting for some data sets is "incomplete", not "not run", in the table's verdict.
-    from harness.reproduce import table_verdict
+    from s3vm_bench.harness.reproduce import table_verdict
 
     assert table_verdict(aggregate(spec, planned, part, {}, {})) == "2 cell(s) incomplete"
 
 
 def test_success_count_is_the_best_settings_count_of_zero_error_splits():
-    from harness.reproduce import aggregate, build_cells
-    from harness.specs import TableSpec
+    from s3vm_bench.harness.reproduce import aggregate, build_cells
+    from s3vm_bench.harness.specs import TableSpec
 
     spec = TableSpec("toy-success", "toy", (("2moons", "2moons"),), (Config("A", "svm"), Config("B", "da")),
                      layout="method_rows", protocol="reference", n_splits=5, aggregate="success_count",
@@ -389,7 +385,7 @@ def test_success_count_is_the_best_settings_count_of_zero_error_splits():
 
 
 def test_icml2006_table2_spec_matches_the_transcribed_targets_and_the_papers_grid():
-    from harness.reproduce import build_cells
+    from s3vm_bench.harness.reproduce import build_cells
 
     spec = get_spec("icml2006-table2")
     assert "icml2006-table2" not in UNSPECIFIED
@@ -415,7 +411,7 @@ def test_icml2006_table2_spec_matches_the_transcribed_targets_and_the_papers_gri
 
 
 def test_two_circles_reference_set_is_one_realization_with_a_random_labeled_pair_per_trial():
-    from harness.optima import get_reference_set
+    from s3vm_bench.harness.optima import get_reference_set
 
     ref = get_reference_set("two_circles")
     (ds0, s0), (ds1, s1) = ref.make(0), ref.make(1)
@@ -428,7 +424,7 @@ def test_two_circles_reference_set_is_one_realization_with_a_random_labeled_pair
 
 def test_the_same_fit_is_one_cell_across_tables():
     # JMLR 2008 Tables 3 (flat loss) and 8 (Newton) run the same fits: one cache key each.
-    from harness.reproduce import build_cells
+    from s3vm_bench.harness.reproduce import build_cells
 
     def keys(table, label):
         spec = get_spec(table)
@@ -455,7 +451,7 @@ def test_a_fresh_clone_reads_the_committed_results_table_and_reruns_nothing(data
     # The cache folder is not versioned: without it, the rows of the results table are the run.
     import shutil
 
-    from harness.plan import plan
+    from s3vm_bench.harness.plan import plan
 
     kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), n_splits=2)
     (first,) = reproduce(["jmlr2008-table12"], **kw)["jmlr2008-table12"]
@@ -487,8 +483,8 @@ def test_split_kwargs_enter_the_cell_key():
 
 
 def test_sigir2006_table9_runs_pcmac_and_two_stand_ins_at_45_labels_and_footnotes_the_rest(data_env, tmp_path):
-    from data_registry import load_dataset, sigir2006_splits
-    from harness.specs import SIGIR2006_LAMBDA_PRIME, SIGIR2006_TABLE9_LU
+    from s3vm_bench.data_registry import load_dataset, sigir2006_splits
+    from s3vm_bench.harness.specs import SIGIR2006_LAMBDA_PRIME, SIGIR2006_TABLE9_LU
 
     kw = dict(reports_dir=tmp_path, cache_dir=tmp_path / "cache", results=tmp_path / "runs.csv",
               backend="sequential", progress=False, echo=lambda *a: None)
@@ -525,9 +521,10 @@ def test_sigir2006_table9_runs_pcmac_and_two_stand_ins_at_45_labels_and_footnote
     assert "| autos-vs-motorcycles (stand-in) |" in md and "Stand-in rows (not in the paper" in md
 
 
-def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_cpu_times(tmp_path, monkeypatch, capsys):
-    from harness.grid import ResultCache
-    from harness.plan import plan
+def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_cpu_times(tmp_path, monkeypatch, capsys,
+                                                                                     no_shipped_table):
+    from s3vm_bench.harness.grid import ResultCache
+    from s3vm_bench.harness.plan import plan
 
     monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
     cache_dir = tmp_path / "cache"
@@ -559,10 +556,10 @@ def test_plan_counts_cached_and_missing_cells_and_estimates_from_measured_cpu_ti
         plan(["nips2006-table1"], datasets=["g50"], cache_dir=cache_dir, results=tmp_path / "runs.csv")
 
 
-def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_path, monkeypatch):
-    from harness.grid import ResultCache
-    from harness.plan import plan
-    from harness.reproduce import build_cells
+def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_path, monkeypatch, no_shipped_table):
+    from s3vm_bench.harness.grid import ResultCache
+    from s3vm_bench.harness.plan import plan
+    from s3vm_bench.harness.reproduce import build_cells
 
     one = dataclasses.replace(_toy_spec(), configs=(Config("BB", "bb"),))
     monkeypatch.setitem(SPECS, "nips2006-table1", one)  # splits 0-2 of BB
@@ -584,10 +581,11 @@ def test_plan_counts_a_cell_read_by_several_tables_once_in_its_estimates(tmp_pat
 
 @pytest.mark.parametrize("earlier_runs_in", ["cache", "table"])
 def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measured_speed_ratio(tmp_path, monkeypatch,
-                                                                                                earlier_runs_in):
-    from harness.grid import ResultCache, store_rows
-    from harness.plan import plan
-    from harness.reproduce import build_cells
+                                                                                                earlier_runs_in,
+                                                                                                no_shipped_table):
+    from s3vm_bench.harness.grid import ResultCache, store_rows
+    from s3vm_bench.harness.plan import plan
+    from s3vm_bench.harness.reproduce import build_cells
 
     spec = dataclasses.replace(_toy_spec(), configs=(Config("A", "bb"), Config("B", "bb", {"heavy": True})))
     monkeypatch.setitem(SPECS, "nips2006-table1", spec)
@@ -617,7 +615,7 @@ def test_plan_estimates_a_re_keyed_job_from_its_earlier_runs_scaled_by_the_measu
 
 # ------------------------------------------------------------------------------ stored optima column
 def _stored_spec(**kw):
-    from harness.specs import TableSpec
+    from s3vm_bench.harness.specs import TableSpec
 
     return TableSpec("toy-stored", "toy", (("", "two_moons"),), (Config("BB", "bb"),),
                      metrics=(("Test error", "test_error"), ("Objective", "objective")), layout="metric_rows",
@@ -625,8 +623,8 @@ def _stored_spec(**kw):
 
 
 def test_stored_optima_column_reads_the_shipped_optima_of_the_tables_splits():
-    from harness import optima
-    from harness.reproduce import aggregate, build_cells
+    from s3vm_bench.harness import optima
+    from s3vm_bench.harness.reproduce import aggregate, build_cells
 
     spec = _stored_spec()
     planned, _ = build_cells(spec)
@@ -647,8 +645,8 @@ def test_stored_optima_column_reads_the_shipped_optima_of_the_tables_splits():
 
 
 def test_stored_optima_column_without_a_store_says_how_to_build_it(tmp_path, monkeypatch):
-    from harness import optima
-    from harness.reproduce import aggregate, build_cells, write_report
+    from s3vm_bench.harness import optima
+    from s3vm_bench.harness.reproduce import aggregate, build_cells, write_report
 
     monkeypatch.setattr(optima, "OPTIMA_DIR", tmp_path)
     spec = _stored_spec()
@@ -661,7 +659,7 @@ def test_stored_optima_column_without_a_store_says_how_to_build_it(tmp_path, mon
 
 
 def test_stored_optima_footnote_is_written_under_the_table(tmp_path):
-    from harness.reproduce import aggregate, build_cells, write_report
+    from s3vm_bench.harness.reproduce import aggregate, build_cells, write_report
 
     spec = _stored_spec()
     planned, _ = build_cells(spec)
@@ -672,9 +670,9 @@ def test_stored_optima_footnote_is_written_under_the_table(tmp_path):
 
 
 def test_stored_optima_cells_stay_out_of_the_verdict_and_count_a_partial_store(tmp_path, monkeypatch):
-    from data_registry import DataFetchError
-    from harness import optima
-    from harness.reproduce import aggregate, build_cells
+    from s3vm_bench.data_registry import DataFetchError
+    from s3vm_bench.harness import optima
+    from s3vm_bench.harness.reproduce import aggregate, build_cells
 
     # A store with split 0 searched to 3 nodes only (uncertified) and split 1 certified.
     store = optima.build("two_moons", 2, directory=tmp_path, echo=lambda *a: None)
@@ -707,10 +705,10 @@ def test_stored_optima_cells_stay_out_of_the_verdict_and_count_a_partial_store(t
 def test_specs_with_stored_optima_use_the_reference_sets_splits_and_settings(data_env):
     # The stored-optima column is only meaningful if the reference set's problem i is the
     # table's split i with the table's settings: checked here against the grid's own split.
-    from data_registry import load_dataset, make_splits
-    from harness.optima import get_reference_set
-    from harness.protocol import ProtocolSettings
-    from harness.reproduce import build_cells
+    from s3vm_bench.data_registry import load_dataset, make_splits
+    from s3vm_bench.harness.optima import get_reference_set
+    from s3vm_bench.harness.protocol import ProtocolSettings
+    from s3vm_bench.harness.reproduce import build_cells
 
     checked = 0
     for spec in SPECS.values():
@@ -733,7 +731,7 @@ def test_specs_with_stored_optima_use_the_reference_sets_splits_and_settings(dat
 
 
 def test_verify_reruns_cached_cells_and_names_those_that_differ_writing_nothing(tmp_path, monkeypatch, capsys):
-    from harness.verify import verify
+    from s3vm_bench.harness.verify import verify
 
     monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
     cache_dir, runs = tmp_path / "cache", tmp_path / "runs.csv"
@@ -778,7 +776,7 @@ def test_shipped_results_of_small_cells_reproduce_here(data_env, tmp_path):
     # of its quick cells (two moons, Coil3) rerun here must give the stored errors and objectives.
     # Failing means the shipped numbers no longer reproduce under this installation (package
     # versions are not part of the cache key): see `s3vm-bench reproduce --all --verify N`.
-    from harness.verify import verify
+    from s3vm_bench.harness.verify import verify
 
     checks = verify(["jmlr2008-table1", "nips2006-table1"], 4, max_seconds=0.3, seed=1, cache_dir=tmp_path / "empty",
                     echo=lambda *a: None)

@@ -7,13 +7,13 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from data_registry import g50c_like, jmlr2008_splits, two_moons
-from harness.protocol import ProtocolSettings, run_split
-from solvers._balance import n_positive, threshold_to_count
-from solvers._kernels import gaussian_kernel
-from solvers._primal import kernel_newton, l2svm_objective
-from solvers.s3vm_light import S3VMLight, anneal_schedule, best_swap_pairs
-from solvers.svm import SVM
+from s3vm_bench.data_registry import g50c_like, jmlr2008_splits, two_moons
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers._balance import n_positive, threshold_to_count
+from s3vm_bench.solvers._kernels import gaussian_kernel
+from s3vm_bench.solvers._primal import kernel_newton, l2svm_objective
+from s3vm_bench.solvers.s3vm_light import S3VMLight, anneal_schedule, best_swap_pairs
+from s3vm_bench.solvers.svm import SVM
 
 
 def _gauss(seed=4, n=200, d=5, bayes_error=0.2, n_lab_per_class=2):
@@ -296,7 +296,7 @@ def _hinge_kkt_violation(K, y, cost, res):
 
 
 def test_hinge_trainer_reaches_the_kkt_point_rbf_and_linear(monkeypatch):
-    from solvers.s3vm_light import _HingeTrainer
+    from s3vm_bench.solvers.s3vm_light import _HingeTrainer
 
     X, y_semi, yt = _gauss(n=80)
     y = np.where(yt == 1, 1.0, -1.0)
@@ -396,8 +396,8 @@ def test_hinge_objective_decreases_within_each_step_at_the_default_tolerance():
 
 def test_a_switch_back_to_a_visited_labeling_ends_the_step(monkeypatch):
     """Solves that are not exact could cycle; a revisited labeling ends the C~ step."""
-    import solvers.s3vm_light as mod
-    from solvers._primal import PrimalResult
+    import s3vm_bench.solvers.s3vm_light as mod
+    from s3vm_bench.solvers._primal import PrimalResult
 
     class Contrary:  # outputs opposite to the labels in force: every pair qualifies, always
         def __init__(self, *args):

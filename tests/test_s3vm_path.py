@@ -6,10 +6,10 @@ from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
 from sklearn.exceptions import NotFittedError
 
-from solvers import get_solver
-from solvers._kernels import gaussian_kernel
-import solvers.s3vm_path as s3vm_path_module
-from solvers.s3vm_path import (I, M, Z, S3VMPath, _CholeskyQ, _exact_state, _exact_state_from, conditional_optimum,
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._kernels import gaussian_kernel
+import s3vm_bench.solvers.s3vm_path as s3vm_path_module
+from s3vm_bench.solvers.s3vm_path import (I, M, Z, S3VMPath, _CholeskyQ, _exact_state, _exact_state_from, conditional_optimum,
                                 hinge_objective, s3vm_path)
 
 from ._toy import small_clusters

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers._base as base
-from solvers import get_solver
-from solvers._kernels import gaussian_kernel
+import s3vm_bench.solvers._base as base
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._kernels import gaussian_kernel
 from tests._toy import small_clusters
 
 KERNEL_SOLVERS = ["cccp", "newton", "grad_s3vm", "cs3vm", "grad_da", "s3vm_light", "svm_balanced", "da"]

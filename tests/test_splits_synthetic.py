@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from data_registry import (derive_seed, g50c_like, icml2006_splits, icml2013_splits, jmlr2008_splits,
+from s3vm_bench.data_registry import (derive_seed, g50c_like, icml2006_splits, icml2013_splits, jmlr2008_splits,
                            load_dataset, make_splits, sigir2006_splits, two_circles, two_moons)
-from data_registry.splits import stratified_sizes
+from s3vm_bench.data_registry.splits import stratified_sizes
 
 
 def _check(split, n):

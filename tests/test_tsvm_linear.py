@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from data_registry import Dataset, Split
-from harness.protocol import ProtocolSettings, run_split
-from solvers import get_solver
-from solvers._balance import n_positive
-from solvers._primal import l2svm_mfn, l2svm_objective
-from solvers.svm import SVM
-from solvers.tsvm_linear import LinearTSVM, switch_pairs
+from s3vm_bench.data_registry import Dataset, Split
+from s3vm_bench.harness.protocol import ProtocolSettings, run_split
+from s3vm_bench.solvers import get_solver
+from s3vm_bench.solvers._balance import n_positive
+from s3vm_bench.solvers._primal import l2svm_mfn, l2svm_objective
+from s3vm_bench.solvers.svm import SVM
+from s3vm_bench.solvers.tsvm_linear import LinearTSVM, switch_pairs
 
 
 def blobs(seed, n=200, d=20, sep=4.0, n_lab_per_class=2):
@@ -191,7 +191,7 @@ def test_beats_supervised_svm_in_protocol_objective(seed):
 
 def test_text_first_sigir_split(data_env):
     """pcmac (SIGIR 2006 Table 9 setting, l = 45): sane error, exact balance, S=max cheaper."""
-    from data_registry import load_dataset, sigir2006_splits
+    from s3vm_bench.data_registry import load_dataset, sigir2006_splits
 
     ds = load_dataset("text")
     split = sigir2006_splits(ds, n_labeled=45, n_splits=1)[0]

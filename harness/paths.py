@@ -1,0 +1,94 @@
+"""Where the suite reads its shipped files and where it writes: one work folder.
+
+Every command writes under one folder, the *work folder*: ``--out DIR``, else the environment
+variable ``S3VM_RESULTS_DIR``, else ``./s3vm-results``. Inside it::
+
+    reports/            paper tables (Markdown + CSV) and ``runs.csv.gz``, the tidy table of their cells
+    figures/            paper figures (PNG + SVG)
+    results/cache/      one JSON file per computed cell (resumable runs)
+    results/runs.csv    rows of ``s3vm-bench run``
+    results/compare/    per-problem CSV of ``s3vm-bench compare``
+    results/demo/       ``s3vm-bench demo``
+
+The repository root has the same layout, so the committed reports and results are rewritten only
+when asked for explicitly: ``s3vm-bench reproduce ... --out .`` run from a source checkout.
+
+Read-only, shipped with the package (:data:`SHIPPED_REPORTS`): the paper targets, the committed
+results table and the stored cells of the external tables; a cell found there with its current key
+is not recomputed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from s3vm_bench import PACKAGE_DIR
+
+__all__ = ["SHIPPED_REPORTS", "SHIPPED_RESULTS", "DEFAULT_WORK_DIR", "ENV_VAR", "work_dir", "WorkDir"]
+
+#: The reports folder shipped with the package (repository ``reports/``): targets and committed results.
+SHIPPED_REPORTS = PACKAGE_DIR / "reports"
+#: The committed tidy results table.
+SHIPPED_RESULTS = SHIPPED_REPORTS / "runs.csv.gz"
+#: The work folder when neither ``--out`` nor :data:`ENV_VAR` names one (relative to the current folder).
+DEFAULT_WORK_DIR = "s3vm-results"
+#: Environment variable naming the work folder.
+ENV_VAR = "S3VM_RESULTS_DIR"
+
+
+class WorkDir:
+    """The folders of one work folder (see the module doc)."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    @property
+    def reports(self) -> Path:
+        return self.root / "reports"
+
+    @property
+    def results_table(self) -> Path:
+        return self.reports / "runs.csv.gz"
+
+    @property
+    def figures(self) -> Path:
+        return self.root / "figures"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / "results" / "cache"
+
+    @property
+    def runs(self) -> Path:
+        return self.root / "results" / "runs.csv"
+
+    @property
+    def compare(self) -> Path:
+        return self.root / "results" / "compare"
+
+    @property
+    def demo(self) -> Path:
+        return self.root / "results" / "demo"
+
+    def is_shipped(self) -> bool:
+        """Whether this work folder's reports are the shipped ones (``--out .`` in a source checkout)."""
+        try:
+            return self.reports.resolve() == SHIPPED_REPORTS.resolve()
+        except OSError:
+            return False
+
+
+def work_dir(out=None) -> WorkDir:
+    """The work folder: ``out``, else ``$S3VM_RESULTS_DIR``, else ``./s3vm-results``.
+
+    Raises
+    ------
+    ValueError
+        ``out`` or the variable is set to an empty string.
+    """
+    value = out if out is not None else os.environ.get(ENV_VAR, DEFAULT_WORK_DIR)
+    if not str(value).strip():
+        raise ValueError(f"the work folder is empty: name one with --out DIR or {ENV_VAR}, or unset them "
+                         f"for ./{DEFAULT_WORK_DIR}")
+    return WorkDir(Path(value).expanduser())

@@ -1,0 +1,47 @@
+"""s3vm-bench: semi-supervised SVM solvers, the common protocol and the papers' tables.
+
+The distribution installs the project's folders as subpackages of this one (setuptools
+``package-dir``), so that nothing generic lands at the top level of ``site-packages``:
+
+* :mod:`s3vm_bench.data_registry` (folder ``data_registry/``): data sets, splits, generators;
+* :mod:`s3vm_bench.solvers` (folder ``solvers/``): one estimator per algorithm, the public base
+  class :mod:`s3vm_bench.solvers.base` and the shared numerics;
+* :mod:`s3vm_bench.harness` (folder ``harness/``): the protocol, the runner, reports, the CLI;
+* ``s3vm_bench/reports`` (folder ``reports/``, package data): paper targets and the committed
+  results.
+
+Module names stored in specs, result rows and cell keys (``"solvers.newton"``,
+``"harness.protocol"``) are *project names*, relative to this package: :func:`import_name`
+turns one into the importable name, :func:`project_name` back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["PACKAGES", "PACKAGE_DIR", "import_name", "project_name"]
+
+#: The project's subpackages (their folders' names).
+PACKAGES = ("data_registry", "solvers", "harness")
+
+#: Folder holding the subpackages and the shipped ``reports/``: ``site-packages/s3vm_bench`` in a
+#: regular install (where ``reports/`` is package data beside this file), the repository root in
+#: a source checkout or an editable install.
+PACKAGE_DIR = (Path(__file__).resolve().parent if (Path(__file__).resolve().parent / "reports").is_dir()
+               else Path(__file__).resolve().parent.parent)
+
+
+def import_name(name: str) -> str:
+    """The importable name of module ``name``: a project name (``"solvers.newton"``) gets the
+    ``s3vm_bench.`` prefix; any other name (an outside module) is returned as it is."""
+    head = name.split(".", 1)[0]
+    return f"{__name__}.{name}" if head in PACKAGES else name
+
+
+def project_name(name: str) -> str:
+    """The project name of module ``name`` (``"s3vm_bench.solvers.newton"`` -> ``"solvers.newton"``);
+    an outside module's name is returned as it is."""
+    prefix = __name__ + "."
+    if name.startswith(prefix) and name[len(prefix):].split(".", 1)[0] in PACKAGES:
+        return name[len(prefix):]
+    return name

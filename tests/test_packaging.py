@@ -1,0 +1,58 @@
+"""The distribution installs one import package, ``s3vm_bench``, whose modules import each other by
+their installed names (issue: nothing generic at the top of ``site-packages``)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import s3vm_bench
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("data_registry", "solvers", "harness")
+
+
+def _package_files():
+    for folder in FOLDERS:
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", list(_package_files()), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_a_folder_by_its_top_level_name(path):
+    # Run from the repository, `import solvers` would find the folder; installed, it fails.
+    bad = []
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        bad += [f"line {node.lineno}: {n}" for n in names if n.split(".")[0] in FOLDERS]
+    assert not bad, f"{path.name} imports top-level names: {bad}"
+
+
+def test_every_module_imports_outside_the_repository(tmp_path):
+    # A fresh interpreter in an empty folder, without the repository on sys.path (-I: isolated).
+    code = ("import importlib, pkgutil, s3vm_bench\n"
+            "for sub in s3vm_bench.PACKAGES:\n"
+            "    pkg = importlib.import_module('s3vm_bench.' + sub)\n"
+            "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+            "        importlib.import_module(m.name)\n"
+            "import sys\n"
+            "print(sorted(n for n in sys.modules if n.split('.')[0] in s3vm_bench.PACKAGES))\n")
+    out = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"  # nothing was imported under a generic top-level name
+
+
+def test_project_names_round_trip():
+    assert s3vm_bench.import_name("solvers.newton") == "s3vm_bench.solvers.newton"
+    assert s3vm_bench.project_name("s3vm_bench.harness.protocol") == "harness.protocol"
+    assert s3vm_bench.import_name("mypkg.solver") == "mypkg.solver"  # an outside module is left alone
+    assert s3vm_bench.project_name("s3vm_bench") == "s3vm_bench"
+
+
+def test_shipped_reports_are_found_beside_the_subpackages():
+    assert (s3vm_bench.PACKAGE_DIR / "reports" / "targets" / "jmlr2008-table8.csv").is_file()
+    assert (s3vm_bench.PACKAGE_DIR / "harness" / "optima" / "coil3.json").is_file()
