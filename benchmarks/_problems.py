@@ -18,6 +18,9 @@ Profiles (``S3VM_ASV_PROFILE``):
 ``tiny``
     the CI smoke profile: the two-moons realization only, with a few fast solvers.
 
+Outside solvers join every profile through ``S3VM_ASV_SOLVERS``: comma-separated registered
+names, ``package.module:Class`` or ``/absolute/path/to/file.py:Class`` (README, "Add your solver").
+
 Data files come through ``data_registry`` (pooch); offline, set ``S3VM_DATA_MIRROR`` to
 ``../shared/data`` (an absolute path: asv runs the benchmarks from another directory) and
 ``S3VM_DATA_DIR`` to a cache folder.
@@ -35,7 +38,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from s3vm_bench import solvers
+import importlib
+
+#: Extra solvers to benchmark beside the registered ones: comma-separated names, each a registered
+#: name, "package.module:Class" or "path/to/file.py:Class" (absolute: asv runs from its own folders).
+EXTRA_SOLVERS_ENV = "S3VM_ASV_SOLVERS"
+
+
+def project(name: str):
+    """The project's module ``name`` (``"harness.protocol"``): ``s3vm_bench.<name>`` when installed
+    so, else the top-level ``<name>`` of the older layout -- asv runs this suite against older
+    commits too."""
+    try:
+        return importlib.import_module(f"s3vm_bench.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("s3vm_bench", f"s3vm_bench.{name.split('.')[0]}"):
+            raise
+        return importlib.import_module(name)
+
+
+solvers = project("solvers")
+
+
+def gram(X, settings):
+    """The protocol's kernel matrix of ``X`` (Gaussian of width ``settings.sigma``, or linear)."""
+    try:
+        kernels = project("solvers.numerics")
+    except ModuleNotFoundError:  # commits before the public numerics module
+        kernels = project("solvers._kernels")
+    if settings.kernel == "linear":
+        return kernels.linear_kernel(X)
+    return kernels.gaussian_kernel(X, sigma=settings.sigma)
 
 # harness.optima and harness.protocol (scikit-learn, scipy, the solvers' numerics: about a second
 # to import) are imported where a problem is built or run, not here: asv starts a process for
@@ -44,9 +77,7 @@ from s3vm_bench import solvers
 
 def run_split(*args, **kwargs):
     """:func:`harness.protocol.run_split` (imported on first use)."""
-    from s3vm_bench.harness.protocol import run_split as run
-
-    return run(*args, **kwargs)
+    return project("harness.protocol").run_split(*args, **kwargs)
 
 PROFILE_ENV = "S3VM_ASV_PROFILE"
 
@@ -92,12 +123,18 @@ def profile() -> str:
     return name
 
 
+def extra_solvers() -> list[str]:
+    """The solvers named by :data:`EXTRA_SOLVERS_ENV` (empty when it is not set)."""
+    return [s.strip() for s in os.environ.get(EXTRA_SOLVERS_ENV, "").split(",") if s.strip()]
+
+
 def solver_names() -> list[str]:
-    """Every registered solver (read at import: solvers added later are picked up automatically)."""
+    """Every registered solver (read at import: solvers added later are picked up automatically),
+    then the extra ones of :data:`EXTRA_SOLVERS_ENV`."""
     names = sorted(solvers.REGISTRY)
     if profile() == "tiny":
         names = [n for n in TINY_SOLVERS if n in solvers.REGISTRY]
-    return names
+    return names + [n for n in extra_solvers() if n not in names]
 
 
 def problem_names() -> list[str]:
@@ -118,9 +155,10 @@ class Problem:
 
 def load_problem(name: str) -> Problem:
     """Build problem ``name`` exactly as the protocol (and, for reference sets, ``optima``) does."""
-    from s3vm_bench.data_registry import derive_seed, jmlr2008_splits, load_dataset
-    from s3vm_bench.harness import optima
-    from s3vm_bench.harness.protocol import ProtocolSettings
+    data_registry, optima = project("data_registry"), project("harness.optima")
+    derive_seed, jmlr2008_splits, load_dataset = (data_registry.derive_seed, data_registry.jmlr2008_splits,
+                                                   data_registry.load_dataset)
+    ProtocolSettings = project("harness.protocol").ProtocolSettings
 
     if name in ("two_moons", "coil3"):
         # Realization / split 0 of the reference set: same data, split and settings as the stored
@@ -163,7 +201,7 @@ def load_problem(name: str) -> Problem:
 
 def skip_reason(solver: str, problem: str) -> str | None:
     """Why a combination is not run (None: it is run)."""
-    if solver not in solvers.REGISTRY:
+    if solver not in solvers.REGISTRY and solver not in extra_solvers():
         return f"solver {solver!r} is not registered in this commit"
     if (solver, problem) in INFEASIBLE:
         return INFEASIBLE[(solver, problem)]
@@ -246,8 +284,7 @@ def reference_optimum(problem: Problem) -> tuple[float | None, bool]:
     """
     if problem.reference_set is None:
         return None, False
-    from s3vm_bench.harness import optima
-
+    optima = project("harness.optima")
     store = optima.load_store(problem.reference_set)
     entries = [optima.lookup(b, store) for b in
                optima.binary_problems(problem.reference_set, problem.ds, problem.split, problem.settings)]

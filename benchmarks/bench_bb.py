@@ -38,10 +38,11 @@ class Certify:
 
     def setup(self, case):
         try:
-            from s3vm_bench.harness.optima import REFERENCE_SETS, binary_problems, labels_from_str, load_store, lookup
-            from s3vm_bench.harness.protocol import _gram
-            from s3vm_bench.solvers.bb import branch_and_bound
-        except ImportError as exc:
+            optima, bb = P.project("harness.optima"), P.project("solvers.bb")
+            REFERENCE_SETS, binary_problems, labels_from_str, load_store, lookup = (
+                optima.REFERENCE_SETS, optima.binary_problems, optima.labels_from_str, optima.load_store, optima.lookup)
+            branch_and_bound = bb.branch_and_bound
+        except (ImportError, AttributeError) as exc:
             raise NotImplementedError(f"this commit lacks the branch-and-bound API: {exc}") from exc
         set_name, split, cls = CASES[case]
         ref = REFERENCE_SETS[set_name]
@@ -51,13 +52,13 @@ class Certify:
         if entry is None or not entry.get("certified"):
             raise NotImplementedError(f"no certified stored optimum for {set_name} {problem.key} in this commit")
         try:
-            from s3vm_bench.solvers._bb_kernels import warm_up
-        except ImportError:  # a commit before the compiled kernels
+            warm_up = P.project("solvers.bb").warm_up
+        except (ImportError, AttributeError):  # a commit before the compiled kernels
             pass
         else:
             warm_up()
         s = ref.settings
-        K = _gram(problem.X, s)
+        K = P.gram(problem.X, s)
         seed = labels_from_str(entry["labels"])
         self.search = lambda: branch_and_bound(K, problem.y_masked, problem.k, s.C, s.c_star, initial_labels=seed)
         self.optimum = float(entry["objective"])

@@ -50,8 +50,8 @@ class Fit:
             # Its numba kernels compile (or load from the cache) on first use in a process:
             # seconds that are not part of a fit.
             try:
-                from s3vm_bench.solvers._bb_kernels import warm_up
-            except ImportError:  # a commit before the compiled kernels
+                warm_up = P.project("solvers.bb").warm_up
+            except (ImportError, AttributeError):  # a commit before the compiled kernels
                 pass
             else:
                 warm_up()

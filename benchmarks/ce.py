@@ -44,6 +44,8 @@ import numpy as np
 import scipy.linalg as sla
 from sklearn.metrics.pairwise import rbf_kernel
 
+from ._problems import project
+
 DEFAULT_SOLVERS = ("cccp", "newton", "grad_s3vm", "cs3vm")
 DIGIT = 0
 
@@ -60,8 +62,9 @@ def uspst_problem(split_index: int = 0, digit: int = DIGIT):
     settings : harness.protocol.ProtocolSettings
         JMLR 2008 Table 5 settings of uspst, exact r.
     """
-    from s3vm_bench.data_registry import load_dataset, make_splits
-    from s3vm_bench.harness.protocol import ProtocolSettings
+    data_registry = project("data_registry")
+    load_dataset, make_splits = data_registry.load_dataset, data_registry.make_splits
+    ProtocolSettings = project("harness.protocol").ProtocolSettings
 
     ds = load_dataset("uspst")
     split = make_splits(ds, "jmlr2008")[split_index]
@@ -100,8 +103,8 @@ def _timed(cls, clock: list):
 
 def run_solver(name: str, ds, split, settings):
     """One protocol run of solver ``name``: (fit CPU s, wall s, objective, unlabeled error, n_pos)."""
-    from s3vm_bench.harness.protocol import run_split
-    from s3vm_bench.solvers import get_solver
+    run_split = project("harness.protocol").run_split
+    get_solver = project("solvers").get_solver
 
     clock = [0.0]
     cls = _timed(get_solver(name), clock)
@@ -114,9 +117,10 @@ def run_solver(name: str, ds, split, settings):
 
 def table3(splits: int = 1, losses=("Flat", "Quadratic"), echo=print) -> list[dict]:
     """Newton S3VM's CPU seconds per binary classifier on the rows of JMLR 2008 Table 3, beside the paper's."""
-    from s3vm_bench.harness.grid import execute_cell
-    from s3vm_bench.harness.reproduce import build_cells, load_targets
-    from s3vm_bench.harness.specs import get_spec
+    execute_cell = project("harness.grid").execute_cell
+    reproduce = project("harness.reproduce")
+    build_cells, load_targets = reproduce.build_cells, reproduce.load_targets
+    get_spec = project("harness.specs").get_spec
 
     spec = get_spec("jmlr2008-table3")
     paper = load_targets(spec.key)

@@ -135,6 +135,11 @@ def _run(args) -> int:
     from .run import parse_params, run_solver
 
     try:
+        from s3vm_bench.data_registry import get_spec
+        from s3vm_bench.solvers import get_solver
+
+        get_solver(args.solver)  # an unknown solver or data set is named before anything else
+        get_spec(args.dataset)
         overrides = {k: v for k, v in {"kernel": args.kernel, "sigma": args.sigma, "C": args.C,
                                        "C_star": args.C_star, "r_mode": args.r_mode}.items() if v is not None}
         settings = ProtocolSettings.for_dataset(args.dataset, **overrides)
@@ -238,6 +243,13 @@ def _reproduce(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from .run import parse_params
+
+    try:
+        params = parse_params(args.param)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     reports = Path(args.reports) if args.reports else wd.reports
     cache = Path(args.cache) if args.cache else wd.cache
     results = Path(args.results) if args.results else reports / "runs.csv.gz"
@@ -252,7 +264,7 @@ def _reproduce(args) -> int:
         try:
             checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
                             quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
-                            cache_dir=cache, results=results,
+                            params=params, cache_dir=cache, results=results,
                             read_table=not args.no_table, echo=lambda m: print(m, flush=True))
         except (ValueError, TypeError, DataFetchError) as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -265,7 +277,8 @@ def _reproduce(args) -> int:
 
         try:
             rows, external, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-                                         solvers=args.solvers, cache_dir=cache, results=results,
+                                         solvers=args.solvers, params=params, cache_dir=cache,
+                                         results=results,
                                          read_table=not args.no_table)
         except (ValueError, TypeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -275,7 +288,7 @@ def _reproduce(args) -> int:
         return 0
     try:
         out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
-                        cache_dir=cache, results=results, reports_dir=reports, n_jobs=args.jobs,
+                        params=params, cache_dir=cache, results=results, reports_dir=reports, n_jobs=args.jobs,
                         backend=args.backend, scheduler=args.scheduler,
                         time_limit=args.time_limit, progress=not args.no_progress, run=not args.from_cache,
                         read_table=not args.no_table)
@@ -450,8 +463,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
     rp.add_argument("--solvers", nargs="+", metavar="NAME",
-                    help="only run the columns of these registered solvers (e.g. s3vm_light after a change "
-                         "to it); the other cells are read from the cache, and external tables are not run")
+                    help="only run the columns of these solvers (e.g. s3vm_light after a change to it); the other "
+                         "cells are read from the cache, and external tables are not run. A solver that is not a "
+                         "column of the table (package.module:Class, path/to/file.py:Class, an entry point or "
+                         "another registered name) is added as an extra column")
+    rp.add_argument("--param", action="append", metavar="NAME=VALUE",
+                    help="parameter of the extra columns' solver (repeatable)")
     rp.add_argument("--plan", action="store_true",
                     help="run nothing: list the cells cached and missing per table and data set, with the compute "
                          "time of the missing ones estimated from the cached cells' fit times")

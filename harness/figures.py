@@ -215,6 +215,13 @@ def _need(path, what: str) -> Path:
     return path
 
 
+def _da_losses() -> dict:
+    """The labeled losses of DA by their parameter name (``solvers.da.DA(loss=...)``)."""
+    from s3vm_bench.solvers.losses import hinge_loss, squared_hinge_loss, squared_loss
+
+    return {"l1": hinge_loss, "l2": squared_hinge_loss, "sqr": squared_loss}
+
+
 def _da_effective_loss(o, T: float, loss: str, C_star: float = 1.0) -> np.ndarray:
     """Effective unlabeled loss of DA/MFA at temperature T, minus its constant ``-T log 2``.
 
@@ -227,15 +234,13 @@ def _da_effective_loss(o, T: float, loss: str, C_star: float = 1.0) -> np.ndarra
     """
     from scipy.special import expit
 
-    from s3vm_bench.solvers._annealing import LOSSES, _log_pq
-
-    L = LOSSES[loss]
+    L = _da_losses()[loss]
     plus, minus = C_star * L(o).value, C_star * L(-o).value
     if T == 0:
         return np.minimum(plus, minus)
     logit = (minus - plus) / T  # logit of p*: -g / T
     p, q = expit(logit), expit(-logit)
-    lp, lq = _log_pq(logit)
+    lp, lq = -np.logaddexp(0.0, -logit), -np.logaddexp(0.0, logit)  # log p, log q without cancellation
     return p * plus + q * minus + T * (p * lp + q * lq) + T * math.log(2.0)
 
 
@@ -269,7 +274,7 @@ def _jmlr_fig2(fig):
 
 def _plot_unlabeled_squared_hinge(fig, xlabel):
     """max(0, 1 - |t|)^2 against the output: JMLR 2008 Fig. 2 and SIGIR 2006 Fig. 1 draw the same curve."""
-    from s3vm_bench.solvers._losses import symmetric_squared_hinge_loss
+    from s3vm_bench.solvers.losses import symmetric_squared_hinge_loss
 
     ax = fig.add_subplot()
     ax.plot(_T, symmetric_squared_hinge_loss(_T).value, color="black")
@@ -293,7 +298,7 @@ def _jmlr_fig4(fig):
            "The unlabeled loss max(0, 1 - |t|)^2 and its differentiable approximation exp(-5 t^2) of nabla-S3VM "
            "(solvers._losses.exp_unlabeled_loss, JMLR 2008 eq. 14).", size=(4.0, 2.6))
 def _jmlr_fig5(fig):
-    from s3vm_bench.solvers._losses import exp_unlabeled_loss, symmetric_squared_hinge_loss
+    from s3vm_bench.solvers.losses import exp_unlabeled_loss, symmetric_squared_hinge_loss
 
     ax = fig.add_subplot()
     ax.plot(_T, symmetric_squared_hinge_loss(_T).value, label="max(0, 1 - |t|)^2", color="black")
@@ -308,7 +313,7 @@ def _jmlr_fig5(fig):
            "(solvers._losses.flat_unlabeled_loss with its defaults plateau 0.25, ramp 0.125 -- our reading of "
            "the figure; the paper gives no numbers).", size=(4.0, 2.8))
 def _jmlr_fig7(fig):
-    from s3vm_bench.solvers._losses import flat_unlabeled_loss
+    from s3vm_bench.solvers.losses import flat_unlabeled_loss
 
     ev = flat_unlabeled_loss(_T)
     ax = fig.add_subplot()
@@ -332,7 +337,7 @@ _ICML_SCALE = {"l1": 1.0, "l2": 0.5, "sqr": 0.5}
            "squared loss V (solvers._annealing.LOSSES, the quadratic ones halved as ICML 2006 Sec. 3.1 writes "
            "them).", size=(8.0, 2.5))
 def _icml_fig1(fig):
-    from s3vm_bench.solvers._annealing import LOSSES
+    LOSSES = _da_losses()
 
     for i, (key, title) in enumerate(_V_NAMES):
         ax = fig.add_subplot(1, 3, i + 1)
@@ -360,7 +365,7 @@ def _icml_fig2(fig):
            "(lambda' exp(-3 t^2), Chapelle & Zien 2005) as lambda' is annealed (doubled) up to 1; the values of "
            "lambda' are ours.", size=(7.0, 2.6))
 def _icml_fig3(fig):
-    from s3vm_bench.solvers._losses import exp_unlabeled_loss, hinge_loss
+    from s3vm_bench.solvers.losses import exp_unlabeled_loss, hinge_loss
 
     lams = (0.125, 0.25, 0.5, 1.0)
     for i, (title, curve) in enumerate((("JTSVM", lambda t: hinge_loss(np.abs(t)).value),
@@ -399,7 +404,8 @@ def _sigir_fig2(fig):
            "values g_j evenly spaced in [-5, 5]; the root found by solvers._balance.balance_root is marked.",
            size=(4.0, 2.8))
 def _sigir_fig3(fig):
-    from s3vm_bench.solvers._balance import _balance_p, balance_root
+    from s3vm_bench.solvers.numerics import balance_probabilities as _balance_p
+    from s3vm_bench.solvers.numerics import balance_root
 
     g, T, r = np.linspace(-5.0, 5.0, 101), 1.0, 0.15
     nu = np.linspace(-10.0, 12.0, 881)
@@ -421,7 +427,7 @@ def _load_models(path, command):
 
 def _boundary_panel(ax, problem: dict, model: dict, title: str, n_grid: int = 121):
     """Points and the zero contour of the stored model ``f(x) = sum_i beta_i k(x, x_i) + b``."""
-    from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
+    from s3vm_bench.solvers.numerics import gaussian_kernel, linear_kernel
 
     X = np.asarray(problem["X"], dtype=float)
     y = np.asarray(problem["y"], dtype=float)

@@ -213,7 +213,7 @@ def _fig5_objectives(path, Xtr, y_lab, C, labelings) -> dict:
     f*_y^ is the conditionally optimal solution for y^ with the path's centred kernel and b =
     2r - 1 (``solvers.s3vm_path.conditional_optimum``), r the labeled fraction of positives.
     """
-    from s3vm_bench.solvers._kernels import KernelCentering
+    from s3vm_bench.solvers.numerics import KernelCentering
     from s3vm_bench.solvers.s3vm_path import conditional_optimum, hinge_objective
 
     lab_mask = np.r_[np.ones(y_lab.size, bool), np.zeros(Xtr.shape[0] - y_lab.size, bool)]

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from s3vm_bench.solvers._balance import estimate_r, n_positive, threshold_to_count
-from s3vm_bench.solvers._base import BaseS3VM, BinaryFit
-from s3vm_bench.solvers._primal import kernel_newton, l2svm_mfn
+from s3vm_bench.solvers.numerics import estimate_r, n_positive, threshold_to_count
+from s3vm_bench.solvers.base import BaseS3VM, BinaryFit
+from s3vm_bench.solvers.numerics import kernel_newton, l2svm_mfn
 
 __all__ = ["IntermediateSolution"]
 

@@ -96,8 +96,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from s3vm_bench import import_name
-from s3vm_bench.solvers._primal import kernel_newton
-from s3vm_bench.solvers._validation import check_int
+from s3vm_bench.solvers.numerics import kernel_newton
+from s3vm_bench.solvers.numerics import check_int
 
 from ._atomic import atomic_write
 from .protocol import _gram
@@ -495,7 +495,7 @@ class StoredOptimum:
 
 
 def _gram_cross(A, B, settings):
-    from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
+    from s3vm_bench.solvers.numerics import gaussian_kernel, linear_kernel
 
     return linear_kernel(A, B) if settings.kernel == "linear" else gaussian_kernel(A, B, sigma=settings.sigma)
 

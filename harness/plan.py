@@ -35,7 +35,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from s3vm_bench.solvers._validation import check_int
+from s3vm_bench.solvers.numerics import check_int
 
 from .grid import ResultCache
 from .reproduce import build_cells, open_cache, select_cells, split_keys
@@ -142,8 +142,8 @@ def _speed_ratios(same_job: dict, stale: dict, job_of: dict) -> tuple[dict, dict
             {k: statistics.median(v) for k, v in per_solver.items()})
 
 
-def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
-         results=None, read_table: bool = True):
+def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, params=None,
+         cache_dir=None, results=None, read_table: bool = True):
     """Plan of the tables ``keys`` (spec keys; external tables are left out and returned apart).
 
     ``quick``, ``n_splits``, ``datasets`` and ``solvers`` select cells as :func:`harness.reproduce.reproduce`
@@ -157,7 +157,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
     """
     n_splits = None if n_splits is None else check_int(n_splits, "n_splits", 1)
     cache = open_cache(cache_dir, results, read_table)
-    external, specs = split_keys(keys, datasets, solvers)
+    external, specs = split_keys(keys, datasets, solvers, params)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver, job_of = defaultdict(list), defaultdict(list), {}
     done_seconds = 0.0

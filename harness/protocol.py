@@ -25,10 +25,10 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from s3vm_bench.data_registry import Dataset, Split, derive_seed
-from s3vm_bench.solvers._balance import check_r, dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift
-from s3vm_bench.solvers._validation import check_positive
-from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
-from s3vm_bench.solvers._primal import kernel_newton, l2svm_mfn
+from s3vm_bench.solvers.numerics import check_r, dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift
+from s3vm_bench.solvers.numerics import check_positive
+from s3vm_bench.solvers.numerics import gaussian_kernel, linear_kernel
+from s3vm_bench.solvers.numerics import kernel_newton, l2svm_mfn
 
 __all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
            "run_split"]

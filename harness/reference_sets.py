@@ -41,7 +41,7 @@ from typing import Callable
 import numpy as np
 
 from s3vm_bench.data_registry import Dataset, Split, jmlr2008_splits, load_dataset, two_circles, two_moons
-from s3vm_bench.solvers._balance import exact_r, n_positive
+from s3vm_bench.solvers.numerics import exact_r, n_positive
 
 from .protocol import ProtocolSettings
 

@@ -24,6 +24,7 @@ sd ``sqrt(k (n - k) / n)`` of k successes in n trials (0 when k is 0 or n: only 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import math
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from s3vm_bench import import_name
-from s3vm_bench.solvers._validation import check_int
+from s3vm_bench.solvers.numerics import check_int
 
 from ._atomic import atomic_write, locked
 from .grid import Cell, ResultCache, run_cells, store_rows
@@ -704,18 +705,55 @@ def _update_index(directory: Path, key: str, entry: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- driver
-def split_keys(keys, datasets=None, solvers=None) -> tuple[list, list]:
-    """(external table keys, specs of the others); checks that ``datasets`` are rows of them and
-    ``solvers`` solvers of their columns."""
+def extra_column(spec: TableSpec, solvers, params=None) -> TableSpec:
+    """``spec`` with one more column per solver of ``solvers`` (labelled by its class name).
+
+    Each solver is resolved first (:func:`s3vm_bench.solvers.get_solver`), so an unknown name, a
+    missing file or a class that is not an estimator fails here, before any cell runs; ``params``
+    are checked against the class (unknown names fail) and against the protocol's own parameters.
+    """
+    from s3vm_bench.solvers import REGISTRY, get_solver
+
+    from .grid import check_solver_params
+
+    params = check_solver_params(params)
+    configs, notes = list(spec.configs), []
+    labels = {c.label for c in configs}
+    for name in solvers:
+        cls = get_solver(name)
+        cls(**params)  # unknown parameter names fail before any work
+        label = name if name in REGISTRY else cls.__name__
+        if label in labels:
+            label = name
+        labels.add(label)
+        configs.append(Config(label, name, dict(params)))
+        notes.append(f"{label}: extra column, not in the paper: solver `{name}`"
+                     + (f" with {', '.join(f'{k}={v!r}' for k, v in params.items())}" if params else "")
+                     + ", under the same protocol, rows, splits and settings as the paper's columns.")
+    return dataclasses.replace(spec, configs=tuple(configs), notes=tuple(spec.notes) + tuple(notes))
+
+
+def split_keys(keys, datasets=None, solvers=None, params=None) -> tuple[list, list]:
+    """(external table keys, specs of the others); checks that ``datasets`` are rows of them.
+
+    A solver of ``solvers`` that is not a solver of a table's columns (an outside solver named
+    ``"package.module:Class"`` or ``"path/to/file.py:Class"``, an entry point, or a registered
+    solver the table does not have) is added to every table as an extra column, with the
+    parameters ``params``: same rows, splits, settings and protocol as the paper's columns
+    (:func:`extra_column`). ``params`` apply to the extra columns only.
+    """
     external = [k for k in keys if k in EXTERNAL]
     specs = [get_spec(k) for k in keys if k not in EXTERNAL]
+    if params and not solvers:
+        raise ValueError("--param sets the parameters of the extra columns: name their solver with --solvers")
     if solvers is not None and specs:
         # External tables have no per-solver cells (one cell runs every method): not counted.
         known = {c.solver for spec in specs for c in spec.configs}
-        unknown = sorted(set(solvers) - known)
-        if unknown:
-            raise ValueError(f"--solvers {' '.join(unknown)}: not a solver of the columns of "
-                             f"{', '.join(spec.key for spec in specs)}; their solvers are {', '.join(sorted(known))}")
+        extra = [s for s in dict.fromkeys(solvers) if s not in known]
+        if params and not extra:
+            raise ValueError(f"--param sets the parameters of the extra columns, and every solver of --solvers is "
+                             f"already a column of {', '.join(spec.key for spec in specs)}")
+        specs = [extra_column(spec, extra, params) for spec in specs] if extra else specs
     if datasets is not None:
         known = {d for spec in specs for _, d in spec.rows}
         for k in external:
@@ -739,7 +777,8 @@ def open_cache(cache_dir=None, results=None, read_table: bool = True) -> ResultC
     return ResultCache(Path(cache_dir or wd.cache), table=tables)
 
 
-def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
+def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, params=None,
+              cache_dir=None,
               results=None, reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
               time_limit: float | None = 3600.0, progress: bool = True, run: bool = True, read_table: bool = True,
               echo=print) -> dict:
@@ -752,7 +791,9 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     report cell says how many splits stand behind it. ``solvers`` (registry names) likewise
     restricts what is run to the columns of those solvers (e.g. after a change to one solver
     re-keyed its cells); the external tables, whose cells run every method at once, are then
-    written from what they have stored and not run. ``run=False`` runs nothing: the reports are
+    written from what they have stored and not run. A solver of ``solvers`` that is not a column
+    of a table is added to it as an extra column, with the parameters ``params``
+    (:func:`split_keys`), and reported beside the paper's columns. ``run=False`` runs nothing: the reports are
     written from the cache alone (after an interrupted run, or a change to the report writer).
     The reports go to ``reports_dir`` (default: the work folder's ``reports/``, see
     :mod:`harness.paths`), the rows to the results table ``results`` (default
@@ -770,7 +811,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     wd = work_dir()
     reports_dir = Path(reports_dir or wd.reports)
     results = Path(results or reports_dir / "runs.csv.gz")
-    external, specs = split_keys(keys, datasets, solvers)
+    external, specs = split_keys(keys, datasets, solvers, params)
     cache = open_cache(cache_dir, results, read_table)  # one instance: one read of the tables
     out = {}
     for key in external:

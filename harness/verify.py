@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from s3vm_bench.solvers._validation import check_int
+from s3vm_bench.solvers.numerics import check_int
 
 from .grid import ResultCache, execute_cell
 from .results import blas_info
@@ -95,8 +95,8 @@ def _stored_blas(row: dict) -> str:
 
 
 def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0, rtol: float = RTOL,
-           quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, cache_dir=None,
-           results=None, read_table: bool = True, echo=print) -> list[Check]:
+           quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, params=None,
+           cache_dir=None, results=None, read_table: bool = True, echo=print) -> list[Check]:
     """Rerun ``n_cells`` cached cells of the tables ``keys`` drawn at random; return one :class:`Check` each.
 
     The cells are those :func:`harness.reproduce.reproduce` would read for the same selection
@@ -114,7 +114,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     if not (isinstance(rtol, (int, float)) and 0 <= rtol < 1):
         raise ValueError(f"rtol must be in [0, 1), got {rtol!r}")
     cache = open_cache(cache_dir, results, read_table)
-    external, specs = split_keys(keys, datasets, solvers)
+    external, specs = split_keys(keys, datasets, solvers, params)
     if external:
         echo(f"not sampled (their own cell store): {', '.join(external)}")
     eligible = {}

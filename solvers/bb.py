@@ -79,12 +79,12 @@ from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
 from . import _bb_kernels as _kern
+from ._bb_kernels import warm_up
 from ._primal import kernel_newton
 from ._validation import check_int, check_kernel_matrix, check_positive
 
 __all__ = ["BBResult", "BranchAndBoundS3VM", "BruteForceResult", "branch_and_bound", "brute_force",
-           "parallel_branch_and_bound",
-           "s3vm_objective"]
+           "parallel_branch_and_bound", "s3vm_objective", "warm_up"]
 
 _MEMORY_BUDGET = 2e9  # bytes: worst case of one Cholesky factor per tree level
 

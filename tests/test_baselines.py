@@ -40,10 +40,13 @@ def test_registry():
     assert get_solver("solvers.svm:SVM5CV") is SVM5CV
     with pytest.raises(ValueError, match="Did you mean 'svm'"):
         get_solver("svn")
-    with pytest.raises(ModuleNotFoundError):
+    assert get_solver("s3vm_bench.solvers.svm:SVM5CV") is SVM5CV
+    with pytest.raises(ValueError, match="no module named 'no_such_pkg'"):
         get_solver("no_such_pkg.mod:Cls")
-    with pytest.raises(AttributeError, match="has no class"):
+    with pytest.raises(ValueError, match="has no class 'Nope'"):
         get_solver("solvers.svm:Nope")
+    with pytest.raises(TypeError, match=r"has no fit\(X, y\) and no decision_function, predict_proba or predict"):
+        get_solver("solvers.base:BinaryFit")  # a class, but not an estimator
 
 
 def test_decision_function_reproduces_training_outputs():

@@ -185,15 +185,15 @@ def test_an_outside_solver_without_a_declared_version_is_keyed_on_its_code(tmp_p
     pkg = tmp_path / "verpkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "est.py").write_text("class Est:\n    pass\n")
-    (pkg / "declared.py").write_text("class Est:\n    result_version = 3\n")
+    (pkg / "est.py").write_text("class Est:\n    fit = predict = staticmethod(len)\n    pass\n")
+    (pkg / "declared.py").write_text("class Est:\n    fit = predict = staticmethod(len)\n    result_version = 3\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert set(grid.solver_version("verpkg.est:Est")) == {"source_sha256"}
     assert grid.solver_version("verpkg.declared:Est")["version"] == 3
     plain, declared = Cell("t", "2moons", "verpkg.est:Est", 0), Cell("t", "2moons", "verpkg.declared:Est", 0)
     before = plain.key(), declared.key()
-    (pkg / "est.py").write_text("class Est:\n    x = 1\n")
-    (pkg / "declared.py").write_text("class Est:\n    result_version = 3\n    x = 1\n")
+    (pkg / "est.py").write_text("class Est:\n    fit = predict = staticmethod(len)\n    x = 1\n")
+    (pkg / "declared.py").write_text("class Est:\n    fit = predict = staticmethod(len)\n    result_version = 3\n    x = 1\n")
     grid.solver_version.cache_clear()
     grid.solver_source_hash.cache_clear()
     assert plain.key() != before[0] and declared.key() == before[1]
@@ -222,7 +222,7 @@ def test_solver_hash_covers_the_modules_the_solver_imports(tmp_path, monkeypatch
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "_helper.py").write_text("def f():\n    return 1\n")
-    (pkg / "est.py").write_text("from ._helper import f\n\n\nclass Est:\n    pass\n")
+    (pkg / "est.py").write_text("from ._helper import f\n\n\nclass Est:\n    fit = predict = staticmethod(len)\n    pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     closure = grid.source_closure("hashpkg.est")
     assert set(closure) == {"hashpkg.est", "hashpkg._helper"}
@@ -443,8 +443,8 @@ def test_solver_hash_ignores_comments_and_docstrings(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
     hashes = []
-    for text in ('"""Doc."""\n\n\nclass Est:\n    pass  # note\n', '"""Other doc."""\nclass Est:\n    pass\n',
-                 '"""Doc."""\n\n\nclass Est:\n    x = 1\n'):
+    for text in ('"""Doc."""\n\n\nclass Est:\n    fit = predict = staticmethod(len)\n    pass  # note\n', '"""Other doc."""\nclass Est:\n    fit = predict = staticmethod(len)\n    pass\n',
+                 '"""Doc."""\n\n\nclass Est:\n    fit = predict = staticmethod(len)\n    x = 1\n'):
         (pkg / "est.py").write_text(text)
         grid.solver_source_hash.cache_clear()
         hashes.append(grid.solver_source_hash("docpkg.est:Est"))

@@ -1,0 +1,32 @@
+"""The public base class for writing an S3VM solver on the suite's machinery.
+
+A solver only has to be a scikit-learn classifier: ``fit(X, y)`` with ``y == -1`` marking the
+unlabeled points, and ``decision_function`` (or ``predict_proba``, or ``predict``); the harness
+reads ``n_iter_`` and ``stop_reason_`` when present. Subclassing :class:`BaseS3VM` is optional and
+gives, for free, input validation (dense or sparse ``X``, any label type), the Gaussian or linear
+kernel matrix, one-versus-rest for more than two classes (JMLR 2008 Sec. 5.2),
+``decision_function``/``predict`` and the fitted attributes: a subclass implements one binary
+problem in :meth:`BaseS3VM._fit_binary` and returns a :class:`BinaryFit`. Its class attribute
+``balance`` tells the protocol how the balance constraint (JMLR 2008 eq. 3) is met: ``"threshold"``
+(the harness shifts the outputs to exactly ``round(u r)`` positives), ``"dichotomic"`` (the
+solver's own search on the mean-output constraint, eq. 12) or ``"none"``.
+
+Helpers re-exported here for such solvers:
+
+* balance: :func:`exact_r`, :func:`estimate_r`, :func:`n_positive`, :func:`threshold_to_count`,
+  :func:`threshold_shift`, :func:`dichotomic_search` (the bisection on r~ of JMLR 2008 Sec. 4);
+* kernels: :func:`gaussian_kernel`, :func:`linear_kernel`, :func:`center_kernel` and
+  :class:`KernelCentering` (centering on the unlabeled mean, JMLR 2008 eq. 13);
+* the primal L2-SVM solvers and the losses are in :mod:`s3vm_bench.solvers.numerics` and
+  :mod:`s3vm_bench.solvers.losses`.
+
+``examples/my_s3vm.py`` is a complete solver on this class.
+"""
+
+from ._balance import dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift, threshold_to_count
+from ._base import UNLABELED, BaseS3VM, BinaryFit
+from ._kernels import KernelCentering, center_kernel, gaussian_kernel, linear_kernel
+
+__all__ = ["BaseS3VM", "BinaryFit", "UNLABELED", "exact_r", "estimate_r", "n_positive", "threshold_to_count",
+           "threshold_shift", "dichotomic_search", "gaussian_kernel", "linear_kernel", "center_kernel",
+           "KernelCentering"]
