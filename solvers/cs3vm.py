@@ -30,10 +30,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from ._losses import SmoothedExpLoss, exp_unlabeled_loss
 from ._mean_output import MeanOutputS3VM
 from ._validation import check_int, check_positive
-from .grad_s3vm import Method1Mixin
+from .grad_s3vm import ExpUnlabeledLoss, Method1Mixin
 
 __all__ = ["CS3VM", "gamma_schedule"]
 
@@ -131,8 +130,8 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
         check_int(self.n_smooth, "n_smooth", 1)
         check_positive(self.final_smoothing, "final_smoothing")
 
-    def _prepare(self, problem):
-        super()._prepare(problem)
+    def _prepare_features(self, problem):
+        """Squared norms ``||z_i||^2`` and ``lambda_max(Z_U^T Z_U)`` of the schedule (module doc)."""
         Z = problem.cache["Z"]
         unl = problem.unlabeled
         if isinstance(Z, np.ndarray):
@@ -156,10 +155,8 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
                                 float(self.final_smoothing))
 
         def stage(gamma):
-            if gamma > 0:
-                smoothed = SmoothedExpLoss(0.5 * gamma * sq_u, s)
-                return lambda t: smoothed(t, hess=False)
-            return lambda t: exp_unlabeled_loss(t, s, hess=False)
+            # exp(-s t^2) convolved with N(0, gamma ||z_j||^2 / 2) at gamma > 0 (module doc)
+            return ExpUnlabeledLoss(s, 0.5 * gamma * sq_u) if gamma > 0 else ExpUnlabeledLoss(s)
 
         stages = ((C_star, stage(g), {"gamma": float(g)}) for g in gammas)
         return self._lbfgs_stages(problem, y_pm, C, C_star, b, stages)

@@ -660,5 +660,63 @@ def test_lbfgs_stages_compute_z_w_once_per_evaluation(cls, monkeypatch):
     stages = len(est.binary_fits_[0].info["trace"])
     assert stages > 1 and sum(c[0] for c in counters) == evals[0] - stages
     monkeypatch.undo()
+    # the same arithmetic without the counting wrapper: the two-product evaluation on the array
+    monkeypatch.setattr(gs.SmoothObjective, "fused", False)
     plain = cls(sigma=1.5, C=2.0, r=0.5, r_tilde=0.5).fit(X, y_semi)
     np.testing.assert_array_equal(est.decision_function(X), plain.decision_function(X))
+
+
+@pytest.mark.parametrize("labeled_first", [True, False])
+@pytest.mark.parametrize("var", [None, 0.2, "scalar"])
+@pytest.mark.parametrize("block_bytes", [8 * 5, 8 * 5 * 7, 1 << 18])
+def test_one_pass_evaluation_is_the_two_product_one(labeled_first, var, block_bytes, monkeypatch):
+    """:func:`_objective_pass` (C-contiguous Z, ExpUnlabeledLoss) gives objective (14), its gradient
+    and the outputs of :func:`smooth_objective` up to rounding, for any block size, and reads the
+    outputs of a known start instead of recomputing them."""
+    import solvers.grad_s3vm as gs
+
+    monkeypatch.setattr(gs.SmoothObjective, "block_bytes", block_bytes)  # 1 row, 7 rows, all rows
+    rng = np.random.default_rng(5)
+    n, d = 41, 5
+    Z = rng.standard_normal((n, d))
+    labeled = np.zeros(n, bool)
+    labeled[:9] = True
+    if not labeled_first:
+        labeled = rng.permutation(labeled)
+    y_lab = np.where(rng.random(9) < 0.5, 1.0, -1.0)
+    u = n - 9
+    varv = {None: None, 0.2: 0.2 * (0.1 + rng.random(u)), "scalar": 0.3}[var]
+    loss = gs.ExpUnlabeledLoss(5.0, varv)
+    ref_loss = (lambda t: exp_unlabeled_loss(t, 5.0)) if varv is None else (lambda t: smoothed_exp_unlabeled_loss(t, varv))
+    obj = gs.SmoothObjective(Z, 0.3, y_lab, labeled, 3.0, 2.0, loss)
+    assert obj._pass is not None  # the one-pass evaluation applies
+    for _ in range(3):
+        w = 0.4 * rng.standard_normal(d)
+        v_ref, g_ref, o_ref = smooth_objective(w, Z, 0.3, y_lab, labeled, 3.0, 2.0, ref_loss)
+        v, g, o = obj.evaluate(w)
+        assert v == pytest.approx(v_ref, rel=1e-13)
+        np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(o, o_ref, rtol=1e-13, atol=1e-13)
+        assert obj(w)[0] == v and obj.outputs_at(w)[0] == v
+    # a known start: its (deliberately wrong) outputs are read, not recomputed
+    fake = o_ref + 1.0
+    known = gs.SmoothObjective(Z, 0.3, y_lab, labeled, 3.0, 2.0, loss, known=(w, fake))
+    v_k, _, o_k = known.evaluate(w)
+    np.testing.assert_array_equal(o_k, fake)
+    assert v_k == pytest.approx(smooth_objective(w, Z, 1.3, y_lab, labeled, 3.0, 2.0, ref_loss)[0], rel=1e-12)
+    # not applicable: a Fortran-ordered Z or another loss fall back to the two products
+    assert gs.SmoothObjective(np.asfortranarray(Z), 0.3, y_lab, labeled, 3.0, 2.0, loss)._pass is None
+    assert gs.SmoothObjective(Z, 0.3, y_lab, labeled, 3.0, 2.0, ref_loss)._pass is None
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_one_pass_fit_matches_two_product_fit(cls, monkeypatch):
+    """The fitted model of the one-pass evaluation is the two-product one up to rounding."""
+    import solvers.grad_s3vm as gs
+
+    X, _, y_semi = _small(seed=4, n=60)
+    fast = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    monkeypatch.setattr(gs.SmoothObjective, "fused", False)
+    plain = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    np.testing.assert_allclose(fast.decision_function(X), plain.decision_function(X), rtol=1e-6, atol=1e-6)
+    assert fast.binary_fits_[0].info["r_tilde"] == pytest.approx(plain.binary_fits_[0].info["r_tilde"], abs=1e-12)
