@@ -720,3 +720,62 @@ def test_one_pass_fit_matches_two_product_fit(cls, monkeypatch):
     plain = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
     np.testing.assert_allclose(fast.decision_function(X), plain.decision_function(X), rtol=1e-6, atol=1e-6)
     assert fast.binary_fits_[0].info["r_tilde"] == pytest.approx(plain.binary_fits_[0].info["r_tilde"], abs=1e-12)
+
+
+# ------------------------------------- search_warm_stages: warm-started dichotomic search (issue 43)
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_search_warm_stages_runs_the_last_stages_from_the_best_solution(cls, monkeypatch):
+    """With ``search_warm_stages=k`` the first r~ runs every stage from w = 0 and each later r~
+    runs the last k stages only, from the w of the solve whose count was closest to the target;
+    the default never warm-starts. The outputs of the warm start are those of the new bias."""
+    import solvers.grad_s3vm as gs
+
+    X, _, y_semi = _small(seed=4, n=60)
+    calls = []
+    real = gs.Method1Mixin._lbfgs_stages
+
+    def spy(self, problem, y_pm, C, C_star, b, stages, warm=None):
+        stages = list(stages)
+        sol = real(self, problem, y_pm, C, C_star, b, iter(stages), warm)
+        out_u = sol.outputs[problem.unlabeled]
+        calls.append(dict(b=b, n_stages=len(stages), ran=len(sol.trace), warm=warm, sol=sol,
+                          miss=abs(int(np.sum(out_u > 0)) - n_positive(out_u.size, 0.5))))
+        assert sol.warm_started == (warm is not None)
+        # the outputs returned are Z w + b at this bias
+        np.testing.assert_allclose(sol.outputs, problem.cache["Z"] @ sol.state + b, rtol=1e-12, atol=1e-12)
+        return sol
+
+    monkeypatch.setattr(gs.Method1Mixin, "_lbfgs_stages", spy)
+    default = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    assert all(c["warm"] is None and c["ran"] == c["n_stages"] for c in calls)
+    assert default.binary_fits_[0].info["warm_started"] is False
+    assert cls().get_params()["search_warm_stages"] is None
+    calls.clear()
+    est = cls(sigma=1.5, C=2.0, r=0.5, search_warm_stages=2).fit(X, y_semi)
+    info = est.binary_fits_[0].info
+    assert len(calls) == info["dichotomic_iter"] >= 2
+    assert calls[0]["warm"] is None and calls[0]["ran"] == calls[0]["n_stages"] > 2
+    for i, c in enumerate(calls[1:], start=1):
+        assert c["ran"] == 2 and c["warm"] is not None
+        best = min(range(i), key=lambda j: (calls[j]["miss"], -j))  # closest count, later on a tie
+        assert c["warm"] is calls[best]["sol"]
+    retained = next(c for c in calls if c["sol"].trace is info["trace"])
+    assert info["warm_started"] is (retained["warm"] is not None)
+    assert np.sum(est.decision_function(X[y_semi == -1]) > 0) == n_positive(int(np.sum(y_semi == -1)), 0.5)
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_search_warm_stages_is_validated(cls, bad):
+    X, _, y_semi = _small()
+    with pytest.raises(ValueError, match="search_warm_stages"):
+        cls(sigma=1.5, search_warm_stages=bad).fit(X, y_semi)
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_search_warm_stages_unused_with_fixed_r_tilde(cls):
+    """One solve (``r_tilde`` given): nothing to warm-start, the fit is the default's."""
+    X, _, y_semi = _small()
+    a = cls(sigma=1.5, C=2.0, r_tilde=0.4).fit(X, y_semi)
+    b = cls(sigma=1.5, C=2.0, r_tilde=0.4, search_warm_stages=1).fit(X, y_semi)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
