@@ -181,6 +181,11 @@ class Solution:
     #: "beta": expansion coefficients over the training points (Method 2) even for the linear
     #: kernel, where ``w = Xc^T beta``; "w": weights over the explicit features.
     kind: str = "beta"
+    #: What a later solve at another bias may start from (the explicit-feature weights w of
+    #: nabla-S3VM and cS3VM; see ``search_warm_stages``), or None.
+    state: object = None
+    #: Whether this solve started from another r~'s solution (``search_warm_stages``).
+    warm_started: bool = False
 
 
 class MeanOutputS3VM(BaseS3VM):
@@ -194,15 +199,21 @@ class MeanOutputS3VM(BaseS3VM):
     ``search_stall_halvings`` (None, or an int >= 1) passes it to the search as
     ``stall_halvings``: the search then also stops once that many consecutive halvings left the
     counts at both ends of the bracket unchanged, and the threshold shift below is applied to
-    the closest solution (:func:`~solvers._balance.dichotomic_search`).
+    the closest solution (:func:`~solvers._balance.dichotomic_search`). A subclass that declares
+    ``search_warm_stages`` (None, or an int >= 1) and sets it has every solve of the search after
+    the first called as ``_solve(..., warm=start)``, ``start`` being the :class:`Solution` whose
+    unlabeled positive count came closest to round(u r) so far (the later one on a tie): the
+    continuation in r~ then follows the best solution met, not one that jumped away from the
+    target.
 
     ``binary_fits_[k].info`` records ``r``, ``r_tilde``, ``dichotomic_iter`` (solves of the
     search), ``search_exact`` (whether some r~ gave exactly round(u r) positives),
     ``threshold_shift`` (when it did not: the count jumped over the target between two r~ closer
     than 1e-4, and the closest solution's bias was moved by this much to meet constraint (3)),
     ``search_stop`` (why the search ended, :class:`~solvers._balance.DichotomicResult`; ``"fixed"``
-    when ``r_tilde`` is given), ``total_iter`` (inner iterations over the whole search) and the subclass's ``trace`` of the
-    retained solve.
+    when ``r_tilde`` is given), ``total_iter`` (inner iterations over the whole search),
+    ``warm_started`` (whether the retained solve started from another r~'s solution) and the
+    subclass's ``trace`` of the retained solve.
     """
 
     balance = "mean_output"
@@ -222,6 +233,8 @@ class MeanOutputS3VM(BaseS3VM):
         check_int(self.max_iter, "max_iter", 1)
         if getattr(self, "search_stall_halvings", None) is not None:
             check_int(self.search_stall_halvings, "search_stall_halvings", 1)
+        if getattr(self, "search_warm_stages", None) is not None:
+            check_int(self.search_warm_stages, "search_warm_stages", 1)
 
     def _check_anneal_schedule(self):
         """``anneal_steps`` (int >= 1) and ``anneal_start`` (first C* / final C*, in (0, 1])."""
@@ -281,9 +294,16 @@ class MeanOutputS3VM(BaseS3VM):
         unl = problem.unlabeled
         target = n_positive(unl.size, r)
         total = [0]
+        warm = getattr(self, "search_warm_stages", None) is not None
+        # (|count - target|, solution): where the next warm solve starts -- the solution whose
+        # positive count came closest to round(u r) so far, the later one on a tie
+        start = [None, None]
 
         def solve(r_tilde):
-            sol = self._solve(problem, y_pm, C, C_star, 2.0 * r_tilde - 1.0)
+            if warm and start[1] is not None:
+                sol = self._solve(problem, y_pm, C, C_star, 2.0 * r_tilde - 1.0, warm=start[1])
+            else:
+                sol = self._solve(problem, y_pm, C, C_star, 2.0 * r_tilde - 1.0)
             total[0] += sol.n_iter
             coef, intercept = problem.uncenter(sol.coef, 2.0 * r_tilde - 1.0, sol.kind)
             # Count positives on the uncentered model, as decision_function will see it.
@@ -291,6 +311,10 @@ class MeanOutputS3VM(BaseS3VM):
                 out_u = np.asarray(problem.X[unl] @ coef).ravel() + intercept
             else:
                 out_u = gram[unl] @ coef + intercept
+            if warm:
+                miss = abs(int(np.sum(out_u > 0)) - target)
+                if start[1] is None or miss <= start[0]:
+                    start[0], start[1] = miss, sol
             return out_u, (sol, coef, intercept)
 
         shift = 0.0
@@ -312,5 +336,6 @@ class MeanOutputS3VM(BaseS3VM):
             search_stop = "fixed"
         info = dict(r=r, r_tilde=r_tilde, b_centered=2.0 * r_tilde - 1.0, dichotomic_iter=d_iter,
                     search_exact=bool(exact), search_stop=search_stop, threshold_shift=float(shift), n_pos_target=target,
-                    total_iter=total[0], C_star=C_star, trace=sol.trace, outputs=sol.outputs - shift)
+                    total_iter=total[0], C_star=C_star, warm_started=bool(sol.warm_started), trace=sol.trace,
+                    outputs=sol.outputs - shift)
         return BinaryFit(coef, intercept, sol.n_iter, sol.stop_reason, info)

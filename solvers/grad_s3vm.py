@@ -21,14 +21,113 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+from numba import njit
 from scipy.optimize import minimize
 
 from ._kernels import kernel_pca_map
-from ._losses import exp_unlabeled_loss, squared_hinge_loss
+from ._losses import SmoothedExpLoss, exp_unlabeled_loss, squared_hinge_loss
 from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, s3vm_objective_p2
 from ._validation import check_int, check_positive
 
-__all__ = ["GradS3VM", "smooth_objective", "SmoothObjective", "Method1Mixin"]
+__all__ = ["GradS3VM", "smooth_objective", "SmoothObjective", "ExpUnlabeledLoss", "Method1Mixin"]
+
+
+class ExpUnlabeledLoss:
+    """Unlabeled loss of objective (14), ``exp(-s t^2)``, or its Gaussian smoothing (JMLR 2008 Alg. 5).
+
+    Value and first derivative only (``LossEval.hess`` is None): :func:`exp_unlabeled_loss` with
+    ``var=None``; with ``var`` (per unlabeled point, >= 0) the closed-form convolution of
+    :class:`solvers._losses.SmoothedExpLoss`, ``exp(-s t^2 / a) / sqrt(a)``, ``a = 1 + 2 s var``.
+    :class:`SmoothObjective` recognizes this class and evaluates the loss inside its one-pass
+    product (:func:`_objective_pass`) with the same formulas.
+
+    Parameters
+    ----------
+    s : float
+        Width of ``exp(-s t^2)`` (JMLR 2008 footnote 8: 5).
+    var : float or ndarray, optional
+        Variance of the output noise of the smoothing, per unlabeled point.
+    """
+
+    def __init__(self, s, var=None):
+        self.s = float(s)
+        self.smoothed = None if var is None else SmoothedExpLoss(var, self.s)
+
+    def __call__(self, t):
+        """``LossEval`` (value, first derivative, None) at the unlabeled outputs ``t``."""
+        if self.smoothed is None:
+            return exp_unlabeled_loss(t, self.s, hess=False)
+        return self.smoothed(t, hess=False)
+
+
+@njit(cache=True, nogil=True)
+def _objective_pass(Z, w, b, o, have_o, y_row, unl_pos, C, C_star, s, smoothed, a, sqrt_a, block, acc):
+    """One pass over the rows of ``Z`` for objective (14): outputs, loss sums and ``Z^T d``.
+
+    Rows are taken ``block`` at a time (a block small enough to stay in the core's cache): its
+    outputs ``o_i = z_i . w + b`` (BLAS ``gemv``), the loss derivatives ``d_i`` of eq. (14) at
+    them, and ``acc += Z_block^T d_block`` -- so that ``Z`` is read from memory once per
+    evaluation, not twice (``Z w`` then ``Z^T d``). The elementwise formulas are those of
+    :func:`solvers._losses.squared_hinge_loss`, :func:`~solvers._losses.exp_unlabeled_loss` and
+    :class:`~solvers._losses.SmoothedExpLoss`, operation for operation.
+
+    Parameters
+    ----------
+    Z : ndarray, shape (n, d), C-contiguous float64
+    w : ndarray, shape (d,)
+    b : float
+    o : ndarray, shape (n,)
+        Filled with ``Z w + b``; read instead when ``have_o``.
+    have_o : bool
+    y_row : ndarray, shape (n,)
+        Label +-1 of each labeled row (unused on unlabeled rows).
+    unl_pos : ndarray of int64, shape (n,)
+        -1 on labeled rows, the row's position among the unlabeled rows otherwise.
+    C, C_star, s : float
+    smoothed : bool
+        Unlabeled loss ``exp(-s t^2 / a_j) / sqrt_a_j`` (cS3VM) instead of ``exp(-s t^2)``.
+    a, sqrt_a : ndarray, shape (u,)
+        ``1 + 2 s var_j`` and its square root (read only when ``smoothed``).
+    block : int
+        Rows per block.
+    acc : ndarray, shape (d,)
+        Set to ``Z^T d``.
+
+    Returns
+    -------
+    lab_sum, unl_sum : float
+        ``sum_lab max(0, 1 - y_i o_i)^2`` and the sum of the unlabeled loss.
+    """
+    n = Z.shape[0]
+    acc[:] = 0.0
+    dblk = np.empty(block)
+    lab_sum = 0.0
+    unl_sum = 0.0
+    for s0 in range(0, n, block):
+        s1 = min(s0 + block, n)
+        Zb = Z[s0:s1]
+        if not have_o:
+            ob = np.dot(Zb, w)
+            for k in range(s1 - s0):
+                o[s0 + k] = ob[k] + b
+        for k in range(s1 - s0):
+            i = s0 + k
+            t = o[i]
+            j = unl_pos[i]
+            if j < 0:
+                slack = max(1.0 - y_row[i] * t, 0.0)
+                lab_sum += slack * slack
+                dblk[k] = C * y_row[i] * (-2.0 * slack)
+            elif smoothed:
+                e = np.exp(-s * t * t / a[j]) / sqrt_a[j]
+                unl_sum += e
+                dblk[k] = C_star * (-2.0 * s * t / a[j] * e)
+            else:
+                e = np.exp(-s * t * t)
+                unl_sum += e
+                dblk[k] = C_star * (-2.0 * s * t * e)
+        acc += np.dot(dblk[:s1 - s0], Zb)
+    return lab_sum, unl_sum
 
 
 def smooth_objective(w, Z, b, y_lab, labeled, C, C_star, unlabeled_loss):
@@ -80,6 +179,12 @@ class SmoothObjective:
     smoothing sequence that starts where the previous one ended (same bias) is given that point
     and its outputs as ``known``, and its first evaluation then skips the product ``Z w``.
 
+    When ``Z`` is a C-contiguous float64 array and the unlabeled loss an
+    :class:`ExpUnlabeledLoss`, an evaluation is one pass over ``Z`` (:func:`_objective_pass`:
+    ``Z w``, the loss derivatives and ``Z^T d`` block by block) instead of two matrix-vector
+    products; the value and gradient are then the same up to the order of the floating-point
+    sums (the products and sums are blocked differently). :attr:`fused` turns this off.
+
     Parameters
     ----------
     Z, b, y_lab, labeled, C, C_star, unlabeled_loss
@@ -90,18 +195,55 @@ class SmoothObjective:
 
     #: Evaluations remembered (L-BFGS may end on the last point it evaluated or the one before).
     memory = 2
+    #: Use the one-pass evaluation (:func:`_objective_pass`) where it applies (see above).
+    fused = True
+    #: Bytes of ``Z`` per block of the one-pass evaluation (a few blocks fit a core's L2 cache).
+    block_bytes = 1 << 18
 
     def __init__(self, Z, b, y_lab, labeled, C, C_star, unlabeled_loss, known=None):
         self.Z, self.b, self.y_lab, self.C, self.C_star = Z, float(b), y_lab, C, C_star
         self.unlabeled_loss = unlabeled_loss
+        labeled = np.asarray(labeled, dtype=bool)
         self.lab = _block(labeled)
-        self.unl = _block(~np.asarray(labeled, dtype=bool))
+        self.unl = _block(~labeled)
         self._dense = isinstance(Z, np.ndarray)
         self._known = known
         self._seen = []
+        self._pass = None
+        if (self.fused and self._dense and Z.dtype == np.float64 and Z.ndim == 2 and Z.flags.c_contiguous
+                and isinstance(unlabeled_loss, ExpUnlabeledLoss)):
+            n, d = Z.shape
+            y_row = np.zeros(n)
+            y_row[labeled] = y_lab
+            unl_pos = np.full(n, -1, dtype=np.int64)
+            unl_pos[~labeled] = np.arange(n - int(labeled.sum()))
+            sm = unlabeled_loss.smoothed
+            if sm is None:
+                a = sqrt_a = np.ones(0)
+            else:
+                u = n - int(labeled.sum())
+                a = np.ascontiguousarray(np.broadcast_to(sm.a, (u,)), dtype=np.float64)
+                sqrt_a = np.ascontiguousarray(np.broadcast_to(sm.sqrt_a, (u,)), dtype=np.float64)
+            block = max(1, min(n, self.block_bytes // (8 * max(d, 1))))
+            self._pass = (y_row, unl_pos, float(C), float(C_star), unlabeled_loss.s, sm is not None, a, sqrt_a,
+                          block)
+
+    def _evaluate_fused(self, w):
+        y_row, unl_pos, C, C_star, s, smoothed, a, sqrt_a, block = self._pass
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        n = self.Z.shape[0]
+        have_o = self._known is not None and np.array_equal(self._known[0], w)
+        o = self._known[1].copy() if have_o else np.empty(n)
+        acc = np.empty_like(w)
+        lab_sum, unl_sum = _objective_pass(self.Z, w, self.b, o, have_o, y_row, unl_pos, C, C_star, s, smoothed, a,
+                                           sqrt_a, block, acc)
+        value = 0.5 * float(w @ w) + self.C * lab_sum + self.C_star * unl_sum
+        return value, w + acc, o
 
     def evaluate(self, w):
         """``(value, gradient, outputs)`` of objective (14) at ``w``."""
+        if self._pass is not None:
+            return self._evaluate_fused(w)
         Z, C, C_star = self.Z, self.C, self.C_star
         if self._known is not None and np.array_equal(self._known[0], w):
             o = self._known[1].copy()
@@ -144,45 +286,67 @@ class Method1Mixin:
         return super()._prepare_key() + (self.kernel_map,)
 
     def _prepare(self, problem):
+        """``problem.cache["Z"]`` (the features) and ``["to_coef"]`` (w -> beta, or w itself).
+
+        After :meth:`_prepare_features` has read them, dense features are stored C-contiguous,
+        the layout of the one-pass evaluation of :class:`SmoothObjective`.
+        """
         if problem.linear:
             problem.cache["Z"] = problem.centered_features()
             problem.cache["to_coef"] = lambda w: w
-            return
-        Z, kmap = kernel_pca_map(problem.centered_gram(), self.kernel_map)
-        problem.cache["Z"] = Z
-        if kmap.method == "eigh":
-            basis = kmap.basis
-            problem.cache["to_coef"] = lambda w: basis @ w  # K beta = Z w
         else:
-            L = kmap.basis
-            problem.cache["to_coef"] = lambda w: sla.solve_triangular(L.T, w, lower=False, check_finite=False)
-        problem.cache.pop("Kc", None)  # only Z is needed from here on
+            Z, kmap = kernel_pca_map(problem.centered_gram(), self.kernel_map)
+            problem.cache["Z"] = Z
+            if kmap.method == "eigh":
+                basis = kmap.basis
+                problem.cache["to_coef"] = lambda w: basis @ w  # K beta = Z w
+            else:
+                L = kmap.basis
+                problem.cache["to_coef"] = lambda w: sla.solve_triangular(L.T, w, lower=False, check_finite=False)
+            problem.cache.pop("Kc", None)  # only Z is needed from here on
+        self._prepare_features(problem)
+        Z = problem.cache["Z"]
+        if isinstance(Z, np.ndarray) and Z.dtype == np.float64 and not Z.flags.c_contiguous:
+            problem.cache["Z"] = np.ascontiguousarray(Z)
 
-    def _lbfgs_stages(self, problem, y_pm, C, C_star, b, stages):
+    def _prepare_features(self, problem):
+        """Further per-fit precomputations from ``problem.cache["Z"]`` (subclasses; none here)."""
+
+    def _lbfgs_stages(self, problem, y_pm, C, C_star, b, stages, warm=None):
         """Minimize objective (14) by L-BFGS over a sequence of stages, each warm-started.
 
         ``stages`` yields ``(C*_stage, unlabeled_loss, trace_fields)``; the first stage starts
-        from w = 0. The trace's ``s3vm_objective`` is eq. (5) with p = 2 at the final C*.
+        from w = 0. With ``warm`` (the :class:`Solution` of another bias, ``search_warm_stages =
+        k``) only the last k stages run, the first of them from ``warm``'s w; its outputs are
+        recomputed at this bias (``b = 2 r~ - 1``, eq. 12). The trace's ``s3vm_objective`` is
+        eq. (5) with p = 2 at the final C*.
         """
         Z = problem.cache["Z"]
         lab = problem.labeled
         y_lab = y_pm[lab]
         gtol = float(self.tol) * max(1.0, float(self.C))
         options = dict(maxiter=int(self.max_iter), ftol=float(self.tol), gtol=gtol, maxcor=20)
-        w = np.zeros(Z.shape[1])
-        o = np.full(Z.shape[0], float(b))  # Z 0 + b
+        if warm is None:
+            w = np.zeros(Z.shape[1])
+            known = (w, np.full(Z.shape[0], float(b)))  # Z 0 + b
+        else:
+            stages = list(stages)[-int(self.search_warm_stages):]
+            w = np.array(warm.state, dtype=np.float64, copy=True)
+            known = None  # outputs at the new bias: computed by the first evaluation
         trace, n_iter, res = [], 0, None
         for cs, unl_loss, fields in stages:
-            fun = SmoothObjective(Z, b, y_lab, lab, C, cs, unl_loss, known=(w, o))
+            fun = SmoothObjective(Z, b, y_lab, lab, C, cs, unl_loss, known=known)
             res = minimize(fun, w, jac=True, method="L-BFGS-B", options=options)
             w = res.x
             n_iter += int(res.nit)
             v, o = fun.outputs_at(w)
+            known = (w, o)
             trace.append(dict(fields, nit=int(res.nit), message=str(res.message), objective=v,
                               s3vm_objective=s3vm_objective_p2(0.5 * float(w @ w), o, y_pm, lab, C, C_star)))
         stop = "converged" if res.success else f"lbfgs: {res.message}"
         kind = "w" if problem.linear else "beta"
-        return Solution(problem.cache["to_coef"](w), o, n_iter, stop, trace, kind)
+        return Solution(problem.cache["to_coef"](w), o, n_iter, stop, trace, kind, state=w,
+                        warm_started=warm is not None)
 
 
 class GradS3VM(Method1Mixin, MeanOutputS3VM):
@@ -209,18 +373,29 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
         (3) is then met by the threshold shift of the closest solution, as when the bracket
         shrinks below 1e-4 (``info["search_stop"] == "stall"``). None (default) bisects down to
         that width.
+    search_warm_stages : int >= 1 or None, default=None
+        Opt-in cheaper dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12). The first r~ is
+        solved with the whole annealing of Sec. 4.2 (eq. 14) from w = 0; every later r~ runs
+        only the last ``search_warm_stages`` values of C* (the final C* included), starting from
+        the solution w of the earlier r~ whose positive count came closest to round(u r) (the
+        later one on a tie): a continuation in the bias ``b = 2 r~ - 1`` instead of a new
+        annealing. The start's outputs ``Z w + b`` are recomputed at the new bias. The solution
+        can differ from the default's (the annealing of the retained r~ is cut short);
+        ``info["warm_started"]`` tells whether the retained solve was warm-started. None
+        (default): every r~ is annealed from w = 0.
 
     Attributes
     ----------
     ``binary_fits_[k].info["trace"]``: per stage, C*, L-BFGS iterations and message, objective
-    (14) and objective (5) with p = 2. ``n_iter_`` counts L-BFGS iterations of the retained solve.
+    (14) and objective (5) with p = 2 (only the stages that ran). ``n_iter_`` counts L-BFGS
+    iterations of the retained solve.
     """
 
     _accepts_sparse = True
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, s=5.0, anneal_steps=10,
                  anneal_start=2.0 ** -9, kernel_map="eigh", tol=1e-9, max_iter=1000,
-                 search_stall_halvings=None):
+                 search_stall_halvings=None, search_warm_stages=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -234,18 +409,15 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
         self.tol = tol
         self.max_iter = max_iter
         self.search_stall_halvings = search_stall_halvings
+        self.search_warm_stages = search_warm_stages
 
     def _check_params(self):
         super()._check_params()
         self._check_method1()
         self._check_anneal_schedule()
 
-    def _solve(self, problem, y_pm, C, C_star, b):
-        s = float(self.s)
-
-        def unl_loss(t):
-            return exp_unlabeled_loss(t, s, hess=False)
-
+    def _solve(self, problem, y_pm, C, C_star, b, warm=None):
+        unl_loss = ExpUnlabeledLoss(self.s)
         stages = ((cs, unl_loss, {"C_star": float(cs)})
                   for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start))
-        return self._lbfgs_stages(problem, y_pm, C, C_star, b, stages)
+        return self._lbfgs_stages(problem, y_pm, C, C_star, b, stages, warm)

@@ -660,5 +660,122 @@ def test_lbfgs_stages_compute_z_w_once_per_evaluation(cls, monkeypatch):
     stages = len(est.binary_fits_[0].info["trace"])
     assert stages > 1 and sum(c[0] for c in counters) == evals[0] - stages
     monkeypatch.undo()
+    # the same arithmetic without the counting wrapper: the two-product evaluation on the array
+    monkeypatch.setattr(gs.SmoothObjective, "fused", False)
     plain = cls(sigma=1.5, C=2.0, r=0.5, r_tilde=0.5).fit(X, y_semi)
     np.testing.assert_array_equal(est.decision_function(X), plain.decision_function(X))
+
+
+@pytest.mark.parametrize("labeled_first", [True, False])
+@pytest.mark.parametrize("var", [None, 0.2, "scalar"])
+@pytest.mark.parametrize("block_bytes", [8 * 5, 8 * 5 * 7, 1 << 18])
+def test_one_pass_evaluation_is_the_two_product_one(labeled_first, var, block_bytes, monkeypatch):
+    """:func:`_objective_pass` (C-contiguous Z, ExpUnlabeledLoss) gives objective (14), its gradient
+    and the outputs of :func:`smooth_objective` up to rounding, for any block size, and reads the
+    outputs of a known start instead of recomputing them."""
+    import solvers.grad_s3vm as gs
+
+    monkeypatch.setattr(gs.SmoothObjective, "block_bytes", block_bytes)  # 1 row, 7 rows, all rows
+    rng = np.random.default_rng(5)
+    n, d = 41, 5
+    Z = rng.standard_normal((n, d))
+    labeled = np.zeros(n, bool)
+    labeled[:9] = True
+    if not labeled_first:
+        labeled = rng.permutation(labeled)
+    y_lab = np.where(rng.random(9) < 0.5, 1.0, -1.0)
+    u = n - 9
+    varv = {None: None, 0.2: 0.2 * (0.1 + rng.random(u)), "scalar": 0.3}[var]
+    loss = gs.ExpUnlabeledLoss(5.0, varv)
+    ref_loss = (lambda t: exp_unlabeled_loss(t, 5.0)) if varv is None else (lambda t: smoothed_exp_unlabeled_loss(t, varv))
+    obj = gs.SmoothObjective(Z, 0.3, y_lab, labeled, 3.0, 2.0, loss)
+    assert obj._pass is not None  # the one-pass evaluation applies
+    for _ in range(3):
+        w = 0.4 * rng.standard_normal(d)
+        v_ref, g_ref, o_ref = smooth_objective(w, Z, 0.3, y_lab, labeled, 3.0, 2.0, ref_loss)
+        v, g, o = obj.evaluate(w)
+        assert v == pytest.approx(v_ref, rel=1e-13)
+        np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(o, o_ref, rtol=1e-13, atol=1e-13)
+        assert obj(w)[0] == v and obj.outputs_at(w)[0] == v
+    # a known start: its (deliberately wrong) outputs are read, not recomputed
+    fake = o_ref + 1.0
+    known = gs.SmoothObjective(Z, 0.3, y_lab, labeled, 3.0, 2.0, loss, known=(w, fake))
+    v_k, _, o_k = known.evaluate(w)
+    np.testing.assert_array_equal(o_k, fake)
+    assert v_k == pytest.approx(smooth_objective(w, Z, 1.3, y_lab, labeled, 3.0, 2.0, ref_loss)[0], rel=1e-12)
+    # not applicable: a Fortran-ordered Z or another loss fall back to the two products
+    assert gs.SmoothObjective(np.asfortranarray(Z), 0.3, y_lab, labeled, 3.0, 2.0, loss)._pass is None
+    assert gs.SmoothObjective(Z, 0.3, y_lab, labeled, 3.0, 2.0, ref_loss)._pass is None
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_one_pass_fit_matches_two_product_fit(cls, monkeypatch):
+    """The fitted model of the one-pass evaluation is the two-product one up to rounding."""
+    import solvers.grad_s3vm as gs
+
+    X, _, y_semi = _small(seed=4, n=60)
+    fast = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    monkeypatch.setattr(gs.SmoothObjective, "fused", False)
+    plain = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    np.testing.assert_allclose(fast.decision_function(X), plain.decision_function(X), rtol=1e-6, atol=1e-6)
+    assert fast.binary_fits_[0].info["r_tilde"] == pytest.approx(plain.binary_fits_[0].info["r_tilde"], abs=1e-12)
+
+
+# ------------------------------------- search_warm_stages: warm-started dichotomic search (issue 43)
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_search_warm_stages_runs_the_last_stages_from_the_best_solution(cls, monkeypatch):
+    """With ``search_warm_stages=k`` the first r~ runs every stage from w = 0 and each later r~
+    runs the last k stages only, from the w of the solve whose count was closest to the target;
+    the default never warm-starts. The outputs of the warm start are those of the new bias."""
+    import solvers.grad_s3vm as gs
+
+    X, _, y_semi = _small(seed=4, n=60)
+    calls = []
+    real = gs.Method1Mixin._lbfgs_stages
+
+    def spy(self, problem, y_pm, C, C_star, b, stages, warm=None):
+        stages = list(stages)
+        sol = real(self, problem, y_pm, C, C_star, b, iter(stages), warm)
+        out_u = sol.outputs[problem.unlabeled]
+        calls.append(dict(b=b, n_stages=len(stages), ran=len(sol.trace), warm=warm, sol=sol,
+                          miss=abs(int(np.sum(out_u > 0)) - n_positive(out_u.size, 0.5))))
+        assert sol.warm_started == (warm is not None)
+        # the outputs returned are Z w + b at this bias
+        np.testing.assert_allclose(sol.outputs, problem.cache["Z"] @ sol.state + b, rtol=1e-12, atol=1e-12)
+        return sol
+
+    monkeypatch.setattr(gs.Method1Mixin, "_lbfgs_stages", spy)
+    default = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    assert all(c["warm"] is None and c["ran"] == c["n_stages"] for c in calls)
+    assert default.binary_fits_[0].info["warm_started"] is False
+    assert cls().get_params()["search_warm_stages"] is None
+    calls.clear()
+    est = cls(sigma=1.5, C=2.0, r=0.5, search_warm_stages=2).fit(X, y_semi)
+    info = est.binary_fits_[0].info
+    assert len(calls) == info["dichotomic_iter"] >= 2
+    assert calls[0]["warm"] is None and calls[0]["ran"] == calls[0]["n_stages"] > 2
+    for i, c in enumerate(calls[1:], start=1):
+        assert c["ran"] == 2 and c["warm"] is not None
+        best = min(range(i), key=lambda j: (calls[j]["miss"], -j))  # closest count, later on a tie
+        assert c["warm"] is calls[best]["sol"]
+    retained = next(c for c in calls if c["sol"].trace is info["trace"])
+    assert info["warm_started"] is (retained["warm"] is not None)
+    assert np.sum(est.decision_function(X[y_semi == -1]) > 0) == n_positive(int(np.sum(y_semi == -1)), 0.5)
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_search_warm_stages_is_validated(cls, bad):
+    X, _, y_semi = _small()
+    with pytest.raises(ValueError, match="search_warm_stages"):
+        cls(sigma=1.5, search_warm_stages=bad).fit(X, y_semi)
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_search_warm_stages_unused_with_fixed_r_tilde(cls):
+    """One solve (``r_tilde`` given): nothing to warm-start, the fit is the default's."""
+    X, _, y_semi = _small()
+    a = cls(sigma=1.5, C=2.0, r_tilde=0.4).fit(X, y_semi)
+    b = cls(sigma=1.5, C=2.0, r_tilde=0.4, search_warm_stages=1).fit(X, y_semi)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
