@@ -437,6 +437,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "given limit (whatever the earlier limits were)")
     ob.add_argument("--force", action="store_true", help="recompute every entry from scratch and replace it (after a change to "
                     "the solver)")
+    _out_option(ob, "the stores are written to optima/ in it, starting from the shipped ones; `--out .` in a "
+                "source checkout updates the shipped ones")
     ob.set_defaults(func=_optima_build)
     osh = osub.add_parser("show", help="print a stored reference file")
     osh.add_argument("set", metavar="SET")
@@ -516,6 +518,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``s3vm-bench`` console script."""
     args = build_parser().parse_args(argv)
+    if getattr(args, "out", None) is not None:
+        import os
+
+        # --out names the work folder of everything this command reads back or writes (the library
+        # functions read it from the environment: harness.paths.work_dir).
+        if not str(args.out).strip():
+            print(f"error: --out is empty: name a folder, or leave it out for ${ENV_VAR} or ./{DEFAULT_WORK_DIR}",
+                  file=sys.stderr)
+            return 2
+        os.environ[ENV_VAR] = str(args.out)
     try:
         return int(args.func(args) or 0)
     except OSError as exc:  # e.g. an output folder that cannot be created or written

@@ -100,6 +100,7 @@ from s3vm_bench.solvers.numerics import kernel_newton
 from s3vm_bench.solvers.numerics import check_int
 
 from ._atomic import atomic_write
+from .paths import work_dir
 from .protocol import _gram
 from .reference_sets import REFERENCE_SETS, BinaryProblem, ReferenceSet, binary_problems, get_reference_set
 
@@ -107,17 +108,24 @@ __all__ = ["REFERENCE_SETS", "OPTIMA_DIR", "BinaryProblem", "ReferenceSet", "Sto
            "build", "certify", "evaluate_optimum", "get_reference_set", "load_store", "lookup", "merge_entries",
            "optimum_model", "save_store", "stored_optimum"]
 
+#: The certified optima shipped with the package (read only, except from a source checkout with ``--out .``).
 OPTIMA_DIR = Path(__file__).with_name("optima")
 FORMAT = 1
 
 
 # ------------------------------------------------------------------------------------ storage
 def _path(set_name: str, directory=None) -> Path:
-    return Path(directory or OPTIMA_DIR) / f"{set_name}.json"
+    """The file of ``set_name`` in ``directory``; by default the work folder's ``optima/`` once it has
+    one for this set (:attr:`harness.paths.WorkDir.optima`), the shipped one until then."""
+    if directory is None:
+        own = work_dir().optima / f"{set_name}.json"
+        return own if own.is_file() else OPTIMA_DIR / f"{set_name}.json"
+    return Path(directory) / f"{set_name}.json"
 
 
 def load_store(set_name: str, directory=None) -> dict:
-    """The stored reference file of a set (an empty one if none exists yet)."""
+    """The stored reference file of a set (an empty one if none exists yet); by default the work
+    folder's copy if it has one, else the shipped one."""
     ref = get_reference_set(set_name)
     path = _path(set_name, directory)
     if not path.is_file():
@@ -132,8 +140,10 @@ def load_store(set_name: str, directory=None) -> dict:
 
 
 def save_store(store: dict, directory=None) -> Path:
-    """Write the store atomically (a temporary file renamed over the old one: never half-written)."""
-    path = _path(store["set"], directory)
+    """Write the store atomically (a temporary file renamed over the old one: never half-written),
+    by default into the work folder's ``optima/`` (the shipped files are not written to, unless the
+    work folder is the source checkout itself)."""
+    path = Path(directory if directory is not None else work_dir().optima) / f"{store['set']}.json"
     store = dict(store, entries=dict(sorted(store["entries"].items(), key=lambda kv: _sort_key(kv[0]))))
     atomic_write(path, json.dumps(store, indent=1) + "\n")
     return path

@@ -9,6 +9,7 @@ variable ``S3VM_RESULTS_DIR``, else ``./s3vm-results``. Inside it::
     results/runs.csv    rows of ``s3vm-bench run``
     results/compare/    per-problem CSV of ``s3vm-bench compare``
     results/demo/       ``s3vm-bench demo``
+    optima/             branch-and-bound optima computed by ``optima build`` or ``compare --compute-missing``
 
 The repository root has the same layout, so the committed reports and results are rewritten only
 when asked for explicitly: ``s3vm-bench reproduce ... --out .`` run from a source checkout.
@@ -70,6 +71,12 @@ class WorkDir:
     @property
     def demo(self) -> Path:
         return self.root / "results" / "demo"
+
+    @property
+    def optima(self) -> Path:
+        """Branch-and-bound optima computed here; the shipped ones (``harness/optima/``) when the
+        work folder is the source checkout."""
+        return PACKAGE_DIR / "harness" / "optima" if self.is_shipped() else self.root / "optima"
 
     def is_shipped(self) -> bool:
         """Whether this work folder's reports are the shipped ones (``--out .`` in a source checkout)."""

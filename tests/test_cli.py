@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from s3vm_bench.harness.cli import main
+from s3vm_bench.solvers.svm import SVM
 
 
 def test_data_list(capsys, data_env):
@@ -60,22 +61,16 @@ def test_demo_rejects_a_realization_count_out_of_range(tmp_path, capsys):
     assert not (tmp_path / "demo").exists()
 
 
-class ExplodingSVM:
-    """A 'solver' whose fit fails on every second call: failures must be recorded, not fatal."""
+class ExplodingSVM(SVM):
+    """A solver whose fit fails on every second call: failures must be recorded, not fatal."""
 
     calls = 0
 
-    def __new__(cls, **params):
-        from s3vm_bench.solvers.svm import SVM
-
-        class _Boom(SVM):
-            def fit(self, X, y):
-                ExplodingSVM.calls += 1
-                if ExplodingSVM.calls % 2 == 0:
-                    raise RuntimeError("deliberate failure")
-                return super().fit(X, y)
-
-        return _Boom(**params)
+    def fit(self, X, y):
+        ExplodingSVM.calls += 1
+        if ExplodingSVM.calls % 2 == 0:
+            raise RuntimeError("deliberate failure")
+        return super().fit(X, y)
 
 
 def test_run_writes_results(tmp_path, capsys, data_env):

@@ -673,7 +673,7 @@ def test_one_pass_evaluation_is_the_two_product_one(labeled_first, var, block_by
     """:func:`_objective_pass` (C-contiguous Z, ExpUnlabeledLoss) gives objective (14), its gradient
     and the outputs of :func:`smooth_objective` up to rounding, for any block size, and reads the
     outputs of a known start instead of recomputing them."""
-    import solvers.grad_s3vm as gs
+    import s3vm_bench.solvers.grad_s3vm as gs
 
     monkeypatch.setattr(gs.SmoothObjective, "block_bytes", block_bytes)  # 1 row, 7 rows, all rows
     rng = np.random.default_rng(5)
@@ -712,7 +712,7 @@ def test_one_pass_evaluation_is_the_two_product_one(labeled_first, var, block_by
 @pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
 def test_one_pass_fit_matches_two_product_fit(cls, monkeypatch):
     """The fitted model of the one-pass evaluation is the two-product one up to rounding."""
-    import solvers.grad_s3vm as gs
+    import s3vm_bench.solvers.grad_s3vm as gs
 
     X, _, y_semi = _small(seed=4, n=60)
     fast = cls(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
@@ -728,7 +728,7 @@ def test_search_warm_stages_runs_the_last_stages_from_the_best_solution(cls, mon
     """With ``search_warm_stages=k`` the first r~ runs every stage from w = 0 and each later r~
     runs the last k stages only, from the w of the solve whose count was closest to the target;
     the default never warm-starts. The outputs of the warm start are those of the new bias."""
-    import solvers.grad_s3vm as gs
+    import s3vm_bench.solvers.grad_s3vm as gs
 
     X, _, y_semi = _small(seed=4, n=60)
     calls = []

@@ -56,3 +56,33 @@ def test_project_names_round_trip():
 def test_shipped_reports_are_found_beside_the_subpackages():
     assert (s3vm_bench.PACKAGE_DIR / "reports" / "targets" / "jmlr2008-table8.csv").is_file()
     assert (s3vm_bench.PACKAGE_DIR / "harness" / "optima" / "coil3.json").is_file()
+
+
+def test_optima_are_read_from_the_shipped_store_and_written_to_the_work_folder(work_folder):
+    import json
+
+    from s3vm_bench.harness.optima import OPTIMA_DIR, load_store, save_store
+
+    shipped = (OPTIMA_DIR / "coil3.json").read_bytes()
+    store = load_store("coil3")
+    assert len(store["entries"]) == 30  # the shipped, certified entries
+    path = save_store(store)
+    assert path == work_folder / "optima" / "coil3.json"
+    assert (OPTIMA_DIR / "coil3.json").read_bytes() == shipped  # never written to
+    assert load_store("coil3") == json.loads(path.read_text())  # read from the work folder from now on
+
+
+def test_out_names_the_work_folder_of_every_command(tmp_path, capsys):
+    from s3vm_bench.harness.cli import main
+
+    assert main(["reproduce", "nips2006-table1", "--quick", "--splits", "1", "--from-cache", "--no-progress",
+                 "--out", str(tmp_path / "w")]) == 0
+    assert (tmp_path / "w" / "reports" / "nips2006-table1.md").is_file()
+    assert main(["figures", "sigir2006-fig3", "--out", str(tmp_path / "w")]) == 0
+    assert (tmp_path / "w" / "figures" / "sigir2006-fig3.svg").is_file()
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main(["figures", "sigir2006-fig3", "--out", str(blocked / "sub")]) == 2  # cannot be created
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert main(["demo", "--out", ""]) == 2
