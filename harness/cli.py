@@ -252,7 +252,7 @@ def _reproduce(args) -> int:
         return 2
     reports = Path(args.reports) if args.reports else wd.reports
     cache = Path(args.cache) if args.cache else wd.cache
-    results = Path(args.results) if args.results else reports / "runs.csv.gz"
+    results = Path(args.results) if args.results else reports / "runs"
     if args.verify is not None:
         from .verify import verify
 
@@ -490,8 +490,8 @@ def build_parser() -> argparse.ArgumentParser:
     _out_option(rp, "reports in reports/, cell cache in results/cache/; `--out .` in a source checkout "
                 "rewrites the committed reports")
     rp.add_argument("--cache", help="cell cache folder (default: results/cache of the work folder)")
-    rp.add_argument("--results", help="tidy results table, CSV or gzip-compressed CSV (*.csv.gz; default "
-                    "the reports folder's runs.csv.gz): the rows go there, and a cell whose row there or in the "
+    rp.add_argument("--results", help="tidy results store: a folder of one CSV per table (default: the reports "
+                    "folder's runs/), or one CSV file (*.csv, *.csv.gz): the rows go there, and a cell whose row there or in the "
                     "shipped table carries its current key is read from it, not rerun")
     rp.add_argument("--reports", help="reports folder (default: reports/ of the work folder)")
     rp.add_argument("--no-table", dest="no_table", action="store_true",

@@ -512,7 +512,7 @@ class ResultCache:
         The cache folder (created on the first write).
     table : path or sequence of paths, optional
         Results tables (:mod:`harness.results`, e.g. the work folder's and the shipped
-        ``reports/runs.csv.gz``) whose successful rows answer for the cells missing from the
+        ``reports/runs/``) whose successful rows answer for the cells missing from the
         folder: a row whose ``cell_key`` is the cell's key was computed under the same declared
         versions, parameters, settings and split. A table that does not exist (yet) is skipped;
         where two hold the same key, the first one named wins. The cache folder is not versioned
@@ -589,7 +589,7 @@ class ResultCache:
                     records.update(zip(done["cell_key"], done.to_dict("records")))
                 except Exception as exc:
                     raise ValueError(f"cannot read the results table {path} ({exc!r}); restore it "
-                                     "(in a source checkout: git checkout -- reports/runs.csv.gz), delete it or "
+                                     "(in a source checkout: git checkout -- reports/runs), delete it or "
                                      "name another one") from exc
             self._table_rows = records
         return self._table_rows

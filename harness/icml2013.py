@@ -615,7 +615,8 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     cells = report_cells(stored)
     write_cells_csv(reports_dir / f"{KEY}.csv", cells)
     n = max((len([1 for (p, _) in stored if p == pid]) for pid in DATASETS), default=0)
-    return cells, {"splits": n, "n_failed": failed, "seconds": time.perf_counter() - t0}
+    return cells, {"splits": n, "n_failed": failed, "seconds": time.perf_counter() - t0,
+                   "n_run": len(todo) if run else 0}
 
 
 def main(argv=None):

@@ -148,7 +148,7 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
 
     ``quick``, ``n_splits``, ``datasets`` and ``solvers`` select cells as :func:`harness.reproduce.reproduce`
     does; a cell counts as cached when the cache folder or the results table ``results`` (default
-    the shipped ``reports/runs.csv.gz``; not with ``read_table=False``) holds it under its current
+    the shipped ``reports/runs/``; not with ``read_table=False``) holds it under its current
     key. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in table
     order, the external table keys not planned here, and a dict with the totals over distinct
     cells (``cells``, ``cached``, ``missing``, ``done_seconds``: the measured fit seconds of the

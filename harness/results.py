@@ -1,17 +1,18 @@
-"""The results store: one tidy long table, one row per (experiment, data set, split, solver) run.
+"""The results store: tidy long tables, one row per (experiment, data set, split, solver) run.
 
-Rows are appended to a CSV file by writing the whole new table to a temporary file in the same
-folder and renaming it over the old one, so an interrupted write never leaves a truncated file.
-A path ending in ``.gz`` is gzip-compressed CSV (the shipped ``reports/runs.csv.gz``: the package
-versions and commit repeated on every row make the plain table ten times larger), written with a
-fixed gzip timestamp so that the same table gives the same bytes; ``pandas.read_csv`` reads it
-as it is.
+A store is either one CSV file (a path ending in ``.csv``, or ``.csv.gz`` for gzip-compressed
+CSV written with a fixed gzip timestamp) or a folder of plain CSV files, one per experiment
+(``<folder>/<experiment>.csv``; the shipped ``reports/runs/``). In a folder, storing the rows of
+one table rewrites only that table's file, and :func:`replace_rows` writes rows in a stable order
+(:data:`ORDER`), so a regenerated table changes only the lines of the cells whose results changed:
+the committed store diffs line by line.
 
-Adding rows reads the stored table, merges and writes it back; two processes doing that at once
-(two ``s3vm-bench reproduce`` runs sharing ``reports/runs.csv.gz``) would each write a table
-without the other's rows. The read-merge-write therefore holds an exclusive advisory lock
-(``fcntl.flock``) on a sidecar file ``.<name>.lock`` beside the table; a second writer waits for
-the first. Where ``fcntl`` does not exist (Windows) the writes are not serialized.
+Every write goes to a temporary file in the same folder renamed over the old one, so an
+interrupted write never leaves a truncated file. Adding rows reads the stored file, merges and
+writes it back; two processes doing that at once would each write a file without the other's
+rows, so the read-merge-write holds an exclusive advisory lock (``fcntl.flock``) on a sidecar file
+``.<name>.lock`` beside the file; a second writer waits for the first. Where ``fcntl`` does not
+exist (Windows) the writes are not serialized.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ import pandas as pd
 from ._atomic import atomic_write
 from ._atomic import locked as _locked
 
-__all__ = ["COLUMNS", "append_rows", "replace_rows", "read_results", "read_results_text", "row_from_table",
-           "environment_info"]
+__all__ = ["COLUMNS", "ORDER", "append_rows", "replace_rows", "read_results", "read_results_text", "row_from_table",
+           "environment_info", "is_folder_store", "store_files"]
 
 #: ``validation_error`` is filled by protocol "icml2006" cells only (ICML 2006 Sec. 4 selects parameters
 #: on a validation set, harness.icml2006); the other rows leave it empty.
@@ -104,12 +105,35 @@ def _stamp(row: dict) -> dict:
     return full
 
 
-def read_results(path) -> pd.DataFrame:
-    """The stored table (empty, with the right columns, if the file does not exist)."""
+#: Columns a stored file is sorted by (``split`` as a number): the order of a regenerated table
+#: does not depend on the order its cells finished in.
+ORDER = ["experiment", "dataset", "protocol", "solver", "params", "kernel", "sigma", "C", "C_star", "r_mode", "split"]
+
+
+def is_folder_store(path) -> bool:
+    """Whether ``path`` names a folder store (one CSV per experiment) rather than one CSV file."""
+    return not str(path).endswith((".csv", ".csv.gz"))
+
+
+def store_files(path) -> list[Path]:
+    """The CSV files of the store ``path``: itself, or a folder's ``*.csv`` in name order (those that exist)."""
     path = Path(path)
-    if not path.exists():
+    if not is_folder_store(path):
+        return [path] if path.exists() else []
+    return sorted(path.glob("*.csv")) if path.is_dir() else []
+
+
+def _read(path, **kwargs) -> pd.DataFrame:
+    files = store_files(path)
+    if not files:
         return pd.DataFrame(columns=COLUMNS)
-    return pd.read_csv(path)
+    frames = [pd.read_csv(f, **kwargs) for f in files]
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+def read_results(path) -> pd.DataFrame:
+    """The stored table (empty, with the right columns, if there is none)."""
+    return _read(path)
 
 
 #: How :func:`row_from_table` reads each column back (the others are text).
@@ -124,10 +148,7 @@ def read_results_text(path) -> pd.DataFrame:
     Type inference would read a column of 64-bit split seeds with empty cells as floats and
     round the seeds.
     """
-    path = Path(path)
-    if not path.exists():
-        return pd.DataFrame(columns=COLUMNS)
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    return _read(path, dtype=str, keep_default_na=False)
 
 
 def row_from_table(record: dict) -> dict:
@@ -174,10 +195,25 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS, dtype=object)
 
 
+def _per_experiment(path: Path, new: pd.DataFrame):
+    """``(file, rows)`` of a folder store for each experiment among the rows ``new``."""
+    for experiment, group in new.groupby("experiment", sort=True, dropna=False):
+        name = str(experiment) if isinstance(experiment, str) and experiment else "runs"
+        if "/" in name or name.startswith("."):
+            raise ValueError(f"experiment name {name!r} cannot name a file of the results folder {path}")
+        yield path / f"{name}.csv", group
+
+
 def append_rows(path, rows: list[dict]) -> pd.DataFrame:
-    """Append ``rows`` to the CSV at ``path`` atomically; returns the rows as written."""
+    """Append ``rows`` to the store at ``path`` atomically; returns the rows as written."""
     path = Path(path)
     new = _frame(rows)
+    if is_folder_store(path):
+        for file, group in _per_experiment(path, new):
+            with _locked(file):
+                old = read_results_text(file)
+                _write(file, group if old.empty else pd.concat([old, group], ignore_index=True))
+        return new
     with _locked(path):
         old = read_results_text(path)
         _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
@@ -211,6 +247,15 @@ def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
     """
     path = Path(path)
     new = _frame(rows)
+    if is_folder_store(path):
+        for file, group in _per_experiment(path, new):
+            _replace(file, group)
+        return new
+    _replace(path, new)
+    return new
+
+
+def _replace(path: Path, new: pd.DataFrame) -> None:
     with _locked(path):
         old = read_results_text(path)
         if not old.empty and "cell_key" in old:
@@ -219,8 +264,16 @@ def replace_rows(path, rows: list[dict]) -> pd.DataFrame:
             keep = [pair not in done and ident not in same
                     for pair, ident in zip(zip(old["cell_key"], old["experiment"]), _identity(old))]
             old = old[keep]
-        _write(path, new if old.empty else pd.concat([old, new], ignore_index=True))
-    return new
+        _write(path, _sorted(new if old.empty else pd.concat([old, new], ignore_index=True)))
+
+
+def _sorted(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` in the stable order :data:`ORDER` (the text of each cell; ``split`` as a number)."""
+    def key(col):
+        text = col.map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+        return pd.to_numeric(text, errors="coerce") if col.name == "split" else text
+
+    return table.sort_values(ORDER, key=key, kind="mergesort", ignore_index=True)
 
 
 def _write(path: Path, table: pd.DataFrame) -> None:

@@ -98,5 +98,5 @@ def no_shipped_table(monkeypatch, tmp_path_factory):
     import s3vm_bench.harness.reproduce as rep
 
     none = tmp_path_factory.mktemp("none")
-    monkeypatch.setattr(rep, "SHIPPED_RESULTS", none / "runs.csv.gz")
+    monkeypatch.setattr(rep, "SHIPPED_RESULTS", none / "runs")
     monkeypatch.setattr(icml2013, "CELLS_FILE", none / "cells.jsonl")

@@ -206,7 +206,7 @@ def test_every_committed_cell_is_found_and_stays_found_after_a_refactor(data_env
     from s3vm_bench.harness.reproduce import build_cells
     from s3vm_bench.harness.specs import SPECS
 
-    cache = ResultCache(tmp_path / "cache", table=Path(__file__).parents[1] / "reports" / "runs.csv.gz")
+    cache = ResultCache(tmp_path / "cache", table=Path(__file__).parents[1] / "reports" / "runs")
     cells = [p.cell for spec in SPECS.values() for p in build_cells(spec)[0]]
     keys = [c.key() for c in cells]
     assert len(cells) > 16000
@@ -594,3 +594,26 @@ def test_a_bad_row_of_the_results_table_is_not_published(data_env, tmp_path):
     store_rows(table, [ref | {"unlabeled_error": float("nan")}])
     with pytest.warns(RuntimeWarning, match="unlabeled_error None is not a fraction"):
         assert ResultCache(tmp_path / "cache", table=table).lookup(cell) is None
+
+
+def test_a_folder_store_keeps_one_file_per_table_in_a_stable_order(tmp_path):
+    from s3vm_bench.harness.results import read_results_text
+
+    def row(exp, split, obj):
+        return {"experiment": exp, "dataset": "d", "solver": "svm", "split": split, "status": "done",
+                "objective": obj, "cell_key": f"{exp}{split}"}
+
+    store = tmp_path / "runs"
+    store_rows(store, [row("t1", 2, 1.0), row("t2", 0, 2.0), row("t1", 0, 3.0)])
+    assert sorted(p.name for p in store.iterdir() if not p.name.startswith(".")) == ["t1.csv", "t2.csv"]
+    t1 = (store / "t1.csv").read_bytes()
+    assert read_results_text(store / "t1.csv")["split"].tolist() == ["0", "2"]  # sorted, not in finishing order
+    t2 = (store / "t2.csv").read_bytes()
+    store_rows(store, [row("t1", 0, 3.0), row("t1", 2, 1.0)])  # t1 regenerated from the same results
+    assert (store / "t1.csv").read_bytes() == t1 and (store / "t2.csv").read_bytes() == t2
+    store_rows(store, [row("t1", 2, 5.0)])  # one cell of t1 changes: only its line moves
+    new = (store / "t1.csv").read_text().splitlines()
+    old = t1.decode().splitlines()
+    assert [i for i, (a, b) in enumerate(zip(old, new)) if a != b] == [2] and len(new) == len(old)
+    assert (store / "t2.csv").read_bytes() == t2
+    assert len(read_results_text(store)) == 3
