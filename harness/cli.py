@@ -145,7 +145,7 @@ def _run(args) -> int:
         settings = ProtocolSettings.for_dataset(args.dataset, **overrides)
         rows = run_solver(args.solver, args.dataset, n_splits=args.splits, protocol=args.protocol,
                           settings=settings, params=parse_params(args.param),
-                          results=args.results or work_dir(args.out).runs)
+                          results=args.results or work_dir(args.out).runs, time_limit=args.time_limit)
     except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -413,7 +413,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--C-star", dest="C_star", type=float, help="default: C* = C")
     r.add_argument("--r-mode", dest="r_mode", choices=("exact", "estimated"))
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
-    r.add_argument("--results", help="CSV the rows are appended to (default: results/runs.csv of the work folder)")
+    r.add_argument("--results", help="CSV the rows are appended to, each as soon as its split ends (default: "
+                   "results/runs.csv of the work folder)")
+    r.add_argument("--time-limit", dest="time_limit", type=_positive_float, default=3600.0,
+                   help="seconds per split (default 3600); each split runs in a process of its own, killed past it")
     _out_option(r)
     r.set_defaults(func=_run)
 

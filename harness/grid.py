@@ -456,7 +456,10 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
 def _execute_pair(cell, time_limit, env):
     # Reused loky workers keep the environment they started with: pass the data location.
     os.environ.update(env)
-    return cell, execute_cell(cell, time_limit)
+    from .isolate import cpu_guard
+
+    with cpu_guard(time_limit):  # a cell stuck in compiled code ends its worker (see run_cells)
+        return cell, execute_cell(cell, time_limit)
 
 
 def check_row(row) -> str | None:
@@ -639,9 +642,27 @@ def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
     elif backend == "loky":
         from joblib import Parallel, delayed
 
+        from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+        from .isolate import run_isolated
+
         env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
         par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        yield from par(delayed(_execute_pair)(c, time_limit, env) for c in todo)
+        finished = set()
+        try:
+            for cell, row in par(delayed(_execute_pair)(c, time_limit, env) for c in todo):
+                finished.add(cell.key())
+                yield cell, row
+        except TerminatedWorkerError as exc:
+            # A worker died (a crash, the out-of-memory killer, or the CPU limit of cpu_guard on a
+            # cell stuck in compiled code): which of its cells did it is not known, so every cell
+            # that has not returned runs alone in a process of its own, where a death is that
+            # cell's and is recorded as its row.
+            rest = [c for c in todo if c.key() not in finished]
+            warnings.warn(f"a worker process died ({exc.__class__.__name__}); the {len(rest)} unfinished cell(s) "
+                          "run one by one in processes of their own", RuntimeWarning, stacklevel=2)
+            for cell in rest:
+                yield cell, run_isolated(cell, time_limit, env)
     elif backend == "dask":
         try:
             from distributed import Client, LocalCluster, as_completed
@@ -655,9 +676,14 @@ def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
         # Workers started elsewhere do not have this process's data location: it goes with each cell.
         env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
         try:
-            futures = [client.submit(_execute_pair, c, time_limit, env, pure=False) for c in todo]
+            futures = {client.submit(_execute_pair, c, time_limit, env, pure=False): c for c in todo}
             for fut in as_completed(futures):
-                yield fut.result()
+                try:
+                    yield fut.result()
+                except Exception as exc:  # e.g. KilledWorker: the cell's workers died; the run goes on
+                    from .isolate import death_row
+
+                    yield futures[fut], death_row(futures[fut], "failed", f"dask: {type(exc).__name__}: {exc}", 0.0)
         finally:
             if not isinstance(scheduler, Client):
                 client.close()

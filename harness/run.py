@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-import traceback
+import os
+from pathlib import Path
 
 import numpy as np
 
 from s3vm_bench.data_registry import load_dataset, make_splits
 from s3vm_bench.solvers import get_solver
 
-from .grid import check_solver_params
-from .protocol import ProtocolSettings, run_split
-from .results import append_rows
+from .grid import Cell, check_solver_params
+from .isolate import run_isolated
+from .protocol import ProtocolSettings
+from .results import COLUMNS, append_rows, read_results_text
 
-__all__ = ["run_solver", "parse_params"]
+__all__ = ["run_solver", "parse_params", "check_results_path"]
 
 
 def parse_params(items: list[str] | None) -> dict:
@@ -32,18 +35,47 @@ def parse_params(items: list[str] | None) -> dict:
     return out
 
 
+def check_results_path(results) -> Path:
+    """``results`` as a Path after checking, before any work, that rows can be appended there: its
+    folder exists or can be created and is writable, and an existing file is a readable results
+    table. ValueError saying what is wrong otherwise."""
+    path = Path(results)
+    if path.is_dir():
+        raise ValueError(f"--results {path} is a folder: name a CSV file (e.g. {path / 'runs.csv'})")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--results {path}: its folder cannot be created ({exc.strerror or exc})") from None
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"--results {path} is not writable: name another file")
+    if path.exists():
+        try:
+            read_results_text(path)
+        except Exception as exc:
+            raise ValueError(f"--results {path} exists but is not a results table ({exc}); name another file") from None
+    return path
+
+
 def run_solver(solver: str, dataset: str, *, n_splits: int = 10, protocol: str = "jmlr2008",
                settings: ProtocolSettings | None = None, params: dict | None = None, results=None,
-               experiment: str = "run", echo=print) -> list[dict]:
+               experiment: str = "run", time_limit: float | None = None, echo=print) -> list[dict]:
     """Run ``solver`` on ``n_splits`` splits of ``dataset``; print a table, append rows to ``results``.
 
-    A failing split is recorded with status ``failed`` and its traceback; the other splits run.
+    Each split is a :class:`harness.grid.Cell` run in a process of its own
+    (:func:`harness.isolate.run_isolated`): past ``time_limit`` seconds it is killed and recorded
+    as ``timeout``, a split that fails or kills its process is recorded as ``failed`` (with the
+    traceback, signal or exit code) and the next split runs. Each row is appended to ``results``
+    as soon as its split ends, so an interrupted run keeps the splits it finished; the path is
+    checked before the first split runs.
     """
     if n_splits < 1:
         raise ValueError(f"n_splits must be >= 1, got {n_splits}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
     solver_cls = get_solver(solver)
     params = check_solver_params(params)
     solver_cls(**params)  # unknown parameter names fail here, before any work
+    path = None if results is None else check_results_path(results)
     ds = load_dataset(dataset)
     settings = settings or ProtocolSettings.for_dataset(ds.name)
     splits = make_splits(ds, protocol, n_splits=n_splits)
@@ -55,29 +87,27 @@ def run_solver(solver: str, dataset: str, *, n_splits: int = 10, protocol: str =
          f"{protocol}, kernel {settings.kernel} sigma={settings.sigma} C={settings.C} C*={settings.c_star} "
          f"r={settings.r_mode}")
     echo(f"{'split':>5} {'objective':>12} {'unl_err%':>9} {'test_err%':>9} {'seconds':>8}  status")
+    env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
     for split in splits:
-        row = {"experiment": experiment, "dataset": ds.name, "protocol": protocol, "split": split.index,
-               "split_seed": split.seed, "solver": solver, "params": params, "kernel": settings.kernel,
-               "sigma": settings.sigma, "C": settings.C, "C_star": settings.c_star, "r_mode": settings.r_mode}
-        try:
-            res = run_split(solver_cls, params, ds, split, settings)
-        except Exception as exc:  # recorded, never cached as a result; the next split runs
-            row |= {"status": "failed", "error": "".join(traceback.format_exception(exc))[-4000:]}
-            echo(f"{split.index:>5} {'':>12} {'':>9} {'':>9} {'':>8}  failed: {type(exc).__name__}: {exc}")
+        cell = Cell(experiment, ds.name, solver, split.index, protocol, n_splits, params,
+                    dataclasses.asdict(settings))
+        row = run_isolated(cell, time_limit, env) | {"cell_key": cell.key()}
+        if row["status"] == "done":
+            te = "" if row.get("test_error") is None else f"{100 * row['test_error']:.2f}"
+            obj = "" if row.get("objective") is None or math.isnan(row["objective"]) else f"{row['objective']:.4f}"
+            echo(f"{split.index:>5} {obj:>12} {100 * row['unlabeled_error']:>9.2f} {te:>9} "
+                 f"{row['fit_seconds']:>8.2f}  done")
         else:
-            row |= {"objective": res.objective, "unlabeled_error": res.unlabeled_error,
-                    "test_error": res.test_error, "fit_seconds": res.fit_seconds,
-                    "balance_exact": res.balance_exact, "status": "done"}
-            te = "" if res.test_error is None else f"{100 * res.test_error:.2f}"
-            obj = "" if math.isnan(res.objective) else f"{res.objective:.4f}"
-            echo(f"{split.index:>5} {obj:>12} {100 * res.unlabeled_error:>9.2f} {te:>9} {res.fit_seconds:>8.2f}  done")
+            last = (row.get("error") or "").strip().splitlines()
+            echo(f"{split.index:>5} {'':>12} {'':>9} {'':>9} {'':>8}  {row['status']}: {last[-1] if last else ''}")
         rows.append(row)
+        if path is not None:
+            append_rows(path, [{k: v for k, v in row.items() if k in COLUMNS}])
     done = [r for r in rows if r["status"] == "done"]
     if done:
         errs = np.array([r["unlabeled_error"] for r in done]) * 100
         echo(f"mean unlabeled error {errs.mean():.2f}% +- {errs.std(ddof=1) if len(errs) > 1 else 0:.2f} "
              f"over {len(done)} split(s); {len(rows) - len(done)} failed")
-    if results is not None:
-        append_rows(results, rows)
-        echo(f"appended {len(rows)} row(s) to {results}")
+    if path is not None:
+        echo(f"appended {len(rows)} row(s) to {path}")
     return rows

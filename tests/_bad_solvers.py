@@ -26,3 +26,26 @@ class Dozer(SVM):
     def fit(self, X, y):
         time.sleep(1.5)
         return super().fit(X, y)
+
+
+class Killer(SVM):
+    """Kills its own process in fit when ``C`` is 13 (a segfault-like death), else is an SVM."""
+
+    def fit(self, X, y):
+        if self.C == 13.0:
+            import os
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().fit(X, y)
+
+
+class Stuck(SVM):
+    """Ignores the cell's alarm and never returns (a solver stuck in compiled code)."""
+
+    def fit(self, X, y):
+        import signal
+
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        while True:  # burns CPU, as a loop in compiled code would
+            pass

@@ -7,6 +7,9 @@ import sys
 
 import pytest
 
+import os
+from pathlib import Path
+
 from s3vm_bench.harness.cli import main
 from s3vm_bench.solvers.svm import SVM
 
@@ -62,14 +65,35 @@ def test_demo_rejects_a_realization_count_out_of_range(tmp_path, capsys):
 
 
 class ExplodingSVM(SVM):
-    """A solver whose fit fails on every second call: failures must be recorded, not fatal."""
-
-    calls = 0
+    """A solver whose fit fails on every second split (each split runs in a process of its own, so
+    the count is kept in a file): failures must be recorded, not fatal."""
 
     def fit(self, X, y):
-        ExplodingSVM.calls += 1
-        if ExplodingSVM.calls % 2 == 0:
+        counter = Path(os.environ["EXPLODING_SVM_COUNTER"])
+        calls = int(counter.read_text() or 0) + 1 if counter.exists() else 1
+        counter.write_text(str(calls))
+        if calls % 2 == 0:
             raise RuntimeError("deliberate failure")
+        return super().fit(X, y)
+
+
+class SplitKiller(SVM):
+    """Kills its own process on the second split (a segfault-like death), hangs past any alarm on
+    the third (a solver stuck in compiled code)."""
+
+    def fit(self, X, y):
+        import signal
+        import time
+
+        counter = Path(os.environ["SPLIT_KILLER_COUNTER"])
+        calls = int(counter.read_text() or 0) + 1 if counter.exists() else 1
+        counter.write_text(str(calls))
+        if calls == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if calls == 3:
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)  # the cell's alarm can no longer stop it
+            while True:
+                time.sleep(0.05)
         return super().fit(X, y)
 
 
@@ -90,11 +114,11 @@ def test_run_writes_results(tmp_path, capsys, data_env):
     assert len(pd.read_csv(out_csv)) == 4
 
 
-def test_run_records_failures(tmp_path, capsys, data_env):
+def test_run_records_failures(tmp_path, capsys, data_env, monkeypatch):
     import pandas as pd
 
     out_csv = tmp_path / "runs.csv"
-    ExplodingSVM.calls = 0
+    monkeypatch.setenv("EXPLODING_SVM_COUNTER", str(tmp_path / "calls"))
     rc = main(["run", "--solver", "tests.test_cli:ExplodingSVM", "--dataset", "g50c", "--splits", "2",
                "--results", str(out_csv)])
     assert rc == 1
@@ -139,3 +163,26 @@ def test_bad_numbers_on_the_command_line_are_refused_before_any_work(argv, messa
 def test_run_refuses_more_splits_than_the_data_set_has(data_env, capsys):
     assert main(["run", "--solver", "svm", "--dataset", "g50c", "--splits", "1000"]) == 2
     assert "g50c has 10 splits under protocol 'jmlr2008', not 1000" in capsys.readouterr().err
+
+
+def test_run_records_a_split_that_kills_its_process_or_hangs_and_goes_on(tmp_path, capsys, data_env, monkeypatch):
+    import pandas as pd
+
+    out_csv = tmp_path / "runs.csv"
+    monkeypatch.setenv("SPLIT_KILLER_COUNTER", str(tmp_path / "calls"))
+    rc = main(["run", "--solver", "tests.test_cli:SplitKiller", "--dataset", "g50c", "--splits", "4",
+               "--time-limit", "1", "--results", str(out_csv)])
+    assert rc == 1
+    df = pd.read_csv(out_csv)
+    assert list(df.status) == ["done", "failed", "timeout", "done"]
+    assert "SIGKILL" in df.error[1] and "hard wall-clock limit" in df.error[2]
+
+
+def test_run_checks_its_results_path_before_any_split_runs(tmp_path, capsys, data_env, monkeypatch):
+    monkeypatch.setenv("EXPLODING_SVM_COUNTER", str(tmp_path / "calls"))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["run", "--solver", "tests.test_cli:ExplodingSVM", "--dataset", "g50c", "--splits", "1",
+                 "--results", str(blocker / "runs.csv")]) == 2
+    assert "cannot be created" in capsys.readouterr().err
+    assert not (tmp_path / "calls").exists()  # no split ran
