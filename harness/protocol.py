@@ -17,6 +17,7 @@ For every split and every binary problem (one-versus-rest beyond two classes):
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,13 +26,12 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from s3vm_bench.data_registry import Dataset, Split, derive_seed
-from s3vm_bench.solvers.numerics import check_r, dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift
-from s3vm_bench.solvers.numerics import check_positive
-from s3vm_bench.solvers.numerics import gaussian_kernel, linear_kernel
-from s3vm_bench.solvers.numerics import kernel_newton, l2svm_mfn
+from s3vm_bench.solvers.numerics import (check_positive, check_r, dichotomic_search, estimate_r, exact_r,
+                                         gaussian_kernel, kernel_newton, l2svm_mfn, linear_kernel, n_positive,
+                                         threshold_shift, threshold_to_count)
 
 __all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
-           "run_split"]
+           "run_split", "break_ties"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
@@ -209,7 +209,38 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
         shift = threshold_shift(unl_out, target)
         unl_out = np.asarray(unl_out, dtype=float) - shift
         test_out = None if test_out is None else np.asarray(test_out, dtype=float) - shift
-    return est, np.asarray(unl_out, dtype=float), test_out, seconds, d_iter
+    unl_out = np.asarray(unl_out, dtype=float)
+    if getattr(base, "balance", None) in ("threshold", "mean_output"):
+        unl_out = break_ties(unl_out, target, type(base).__name__)
+    return est, unl_out, test_out, seconds, d_iter
+
+
+def break_ties(outputs, k: int, solver: str = "the solver") -> np.ndarray:
+    """``outputs`` with exactly ``k`` positives when equal outputs straddle the threshold.
+
+    A shift of the threshold (:func:`threshold_shift`, the dichotomic search) cannot separate
+    equal outputs: on degenerate data (a constant kernel, all points far apart at this sigma, a
+    solver whose outputs collapse to one value) the count would miss round(u r). Constraint (3)
+    is then met as :func:`threshold_to_count` meets it -- the ``k`` largest outputs positive, equal
+    ones taken in the order of the unlabeled points -- and only the outputs on the wrong side of 0
+    are moved, to the smallest positive float or to 0. Outputs whose count is already ``k`` are
+    returned as they are. A ``RuntimeWarning`` says when ties were broken.
+    """
+    o = np.asarray(outputs, dtype=float)
+    if int(np.sum(o > 0)) == k:
+        return o
+    labels = threshold_to_count(o, k)
+    out = o.copy()
+    up = (labels > 0) & (out <= 0)
+    down = (labels < 0) & (out > 0)
+    out[up] = np.nextafter(0.0, 1.0)
+    out[down] = 0.0
+    equal = np.ptp(o) == 0 if o.size else False
+    warnings.warn(f"{solver}: {int(up.sum() + down.sum())} unlabeled outputs tied at the balance threshold were "
+                  f"assigned by position to meet round(u r) = {k} positives"
+                  + (" (all unlabeled outputs are equal: the kernel is constant or diagonal at this sigma, or the "
+                     "solver collapsed)" if equal else ""), RuntimeWarning, stacklevel=3)
+    return out
 
 
 def _reveal(y_fit, y01, n_lab, reveal, r):

@@ -373,7 +373,9 @@ def kernel_pca_map(K, method: str = "eigh", rtol: float | None = None):
         evals, evecs = sla.eigh(K, check_finite=False)
         top = evals[-1] if n else 0.0
         if top <= 0.0:
-            raise ValueError("kernel matrix has no positive eigenvalue")
+            raise ValueError("kernel matrix has no positive eigenvalue: it is zero or negative definite (a "
+                             "kernel that is constant over the points -- all points alike, or sigma far larger "
+                             "than their distances -- is zero once centered); nothing can be learned from it")
         cut = (n * np.finfo(np.float64).eps if rtol is None else float(rtol)) * top
         keep = evals > cut
         lam = evals[keep]

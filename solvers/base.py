@@ -8,8 +8,12 @@ kernel matrix, one-versus-rest for more than two classes (JMLR 2008 Sec. 5.2),
 ``decision_function``/``predict`` and the fitted attributes: a subclass implements one binary
 problem in :meth:`BaseS3VM._fit_binary` and returns a :class:`BinaryFit`. Its class attribute
 ``balance`` tells the protocol how the balance constraint (JMLR 2008 eq. 3) is met: ``"threshold"``
-(the harness shifts the outputs to exactly ``round(u r)`` positives), ``"dichotomic"`` (the
-solver's own search on the mean-output constraint, eq. 12) or ``"none"``.
+(the harness shifts the outputs to exactly ``round(u r)`` positives), ``"mean_output"`` (a
+dichotomic search on the threshold r~ of the mean-output constraint, eq. 12, by the harness or,
+with ``_internal_search = True``, by the solver), ``"soft"`` (eq. 12 at r~ = r only: the count is
+not forced) or absent (no balance: a supervised baseline). With ``"threshold"`` and
+``"mean_output"`` equal outputs at the threshold are assigned by position, so the count is always
+exact (:func:`s3vm_bench.harness.protocol.break_ties`).
 
 Helpers re-exported here for such solvers:
 

@@ -70,10 +70,12 @@ from __future__ import annotations
 import itertools
 import math
 import time
+import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
@@ -858,8 +860,9 @@ class BranchAndBoundS3VM(BaseS3VM):
         Relative optimality tolerance (see :func:`branch_and_bound`).
     node_limit : int or None, default=1_000_000
         Nodes per binary problem at most (status ``"node_limit"``).
-    time_limit : float or None, default=None
-        Seconds per binary problem at most (status ``"time_limit"``).
+    time_limit : float or None, default=600.0
+        Seconds per binary problem at most (status ``"time_limit"``; the labeling is then the best
+        found, not certified, and a ``ConvergenceWarning`` says so). None: no limit.
     init_solver : str or None, default=None
         A registered solver name (or ``"package.module:Class"``) whose thresholded labeling
         gives the initial upper bound (NIPS 2006 Sec. 6); None starts from ub = +inf.
@@ -884,7 +887,7 @@ class BranchAndBoundS3VM(BaseS3VM):
     _accepts_sparse = True
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, gap_tol=1e-9, node_limit=1_000_000,
-                 time_limit=None, init_solver=None, n_jobs=1):
+                 time_limit=600.0, init_solver=None, n_jobs=1):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -917,6 +920,12 @@ class BranchAndBoundS3VM(BaseS3VM):
         self.lower_bound_ = np.array([f.info["lower_bound"] for f in fits])
         self.gap_ = np.array([f.info["gap"] for f in fits])
         self.status_ = [f.info["status"] for f in fits]
+        stopped = [(i, st) for i, st in enumerate(self.status_) if st != "optimal"]
+        if stopped:
+            warnings.warn(f"branch and bound stopped by a limit before certifying the optimum of binary problem(s) "
+                          f"{', '.join(f'{i} ({st})' for i, st in stopped)}: the labeling is the best found "
+                          f"(gap {max(self.gap_[i] for i, _ in stopped):.3g}); raise node_limit/time_limit",
+                          ConvergenceWarning, stacklevel=2)
         return self
 
     def _initial_labels(self, X, y_pm, labeled, k, c_star):

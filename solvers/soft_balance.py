@@ -33,6 +33,9 @@ class SoftBalanceMixin:
     ``search_exact`` (whether the count happens to be round(u r)) and ``dichotomic_iter = 0``.
     """
 
+    #: The protocol does not force the count (no search, no threshold shift, no tie-break).
+    balance = "soft"
+
     def _check_params(self):
         super()._check_params()
         if self.r_tilde is not None:
