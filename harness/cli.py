@@ -14,6 +14,7 @@ Subcommands::
     s3vm-bench reproduce TABLE... | --all [--quick]   paper tables beside the published values
                      [--plan | --verify N | --from-cache]
     s3vm-bench figures FIGURE... | --all [--out DIR] [--list]   paper figures (PNG + SVG)
+    s3vm-bench figures --make-data NAME... [--only PREFIX] [--out DIR]   their stored inputs
 """
 
 from __future__ import annotations
@@ -309,8 +310,15 @@ def _figures(args) -> int:
             print(f"{name:16} {spec.paper:40} {spec.source}")
         return 0
     names = list(FIGURES) if args.all else args.names
+    if args.only is not None and not args.make_data:
+        print("error: --only goes with --make-data", file=sys.stderr)
+        return 2
+    if args.make_data:
+        status = _figure_data(args)
+        if status or not names:
+            return status
     if not names:
-        print("name at least one figure (see --list), or --all", file=sys.stderr)
+        print("name at least one figure (see --list), or --all, or --make-data NAME", file=sys.stderr)
         return 2
     unknown = [n for n in names if n not in FIGURES]
     if unknown:
@@ -326,6 +334,25 @@ def _figures(args) -> int:
         print(f"gallery: {out / 'README.md'}")
     made = sum(isinstance(v, list) for v in results.values())
     print(f"{made} figure(s) made, {len(results) - made} skipped (missing stored results)")
+    return 0
+
+
+def _figure_data(args) -> int:
+    """``figures --make-data``: compute stored inputs of the figures (:mod:`harness.figure_data`)."""
+    from s3vm_bench.data_registry import DataFetchError
+
+    from .figure_data import DATA, make_data
+
+    unknown = [n for n in args.make_data if n not in DATA]
+    if unknown:
+        print(f"error: unknown figure data {', '.join(unknown)}; known: {', '.join(DATA)}", file=sys.stderr)
+        return 2
+    try:
+        for name in args.make_data:
+            make_data(name, only=args.only, echo=lambda m: print(m, flush=True))
+    except (ValueError, RuntimeError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -507,7 +534,16 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("names", nargs="*", metavar="FIGURE", help="e.g. jmlr2008-fig2 (see --list)")
     fg.add_argument("--all", action="store_true", help="every figure; missing data is reported, not fatal")
     fg.add_argument("--list", action="store_true", help="list the figures and exit")
-    _out_option(fg, "the figures go to figures/ in it")
+    fg.add_argument("--make-data", dest="make_data", nargs="+", metavar="NAME",
+                    help="first compute these stored inputs of the figures (harness.figure_data.DATA: jmlr2008-fig1, "
+                         "icml2006-fig4, jmlr2008-fig9, jmlr2008-fig10, sigir2006-curves, icml2013-fig6) into "
+                         "reports/ of the work folder, from which the figures are then drawn; seconds to half an "
+                         "hour each, the experiments resumable")
+    fg.add_argument("--only", metavar="PREFIX",
+                    help="with --make-data: run only the experiment cells whose key starts with PREFIX (e.g. "
+                         "'Newton/', 'D1/'), to split a run over processes; a run without it collects the cells")
+    _out_option(fg, "the figures go to figures/ in it, the stored inputs of --make-data to reports/; `--out .` in "
+                "a source checkout rewrites the committed ones")
     fg.set_defaults(func=_figures)
 
     d = sub.add_parser("demo", help="the main job on built-in data (no download): two-moons reproduction")

@@ -9,16 +9,18 @@ Three kinds of figures:
 * **loss shapes** -- closed-form curves drawn with the project's own loss functions
   (:mod:`solvers._losses`, the DA/MFA effective loss of :mod:`solvers.da`, the balance function
   of :mod:`solvers._balance`); nothing is re-implemented here;
-* **decision boundaries** -- stored models (``reports/figures-data/*.json``, written by
-  ``scripts/figure_data.py``: training points, labeling and the expansion ``beta, b`` of the
-  L2-SVM on that labeling), evaluated in closed form on a grid; the Coil3 cars are the images of
-  the data set itself;
-* **experiments** -- stored result tables (``reports/icml2013/cells.jsonl``, and the files named
-  in each figure's :class:`MissingData` message).
+* **decision boundaries** -- stored models (``reports/figures-data/*.json``: training points,
+  labeling and the expansion ``beta, b`` of the L2-SVM on that labeling), evaluated in closed form
+  on a grid; the Coil3 cars are the images of the data set itself;
+* **experiments** -- stored result tables (``reports/figures-data/*.jsonl``,
+  ``reports/icml2013/fig6.jsonl``, and ICML 2013 Table 2's ``reports/icml2013/cells.jsonl``).
 
-The plotting code never trains a solver. A figure whose stored input does not exist raises
-:class:`MissingData` naming what produces it; ``figures --all`` reports that figure as skipped
-with the reason.
+The plotting code never trains a solver. The stored inputs are made by
+``s3vm-bench figures --make-data NAME`` (:mod:`harness.figure_data`; Table 2's cells by
+``s3vm-bench reproduce icml2013-table2``) into the work folder's ``reports/``; a figure reads the
+work folder's copy when there is one, else the shipped one (:class:`_Stored`). A figure whose
+stored input does not exist raises :class:`MissingData` naming the command that makes it;
+``figures --all`` reports that figure as skipped with the reason.
 
 Determinism: an explicit ``Figure`` with an Agg canvas (no pyplot state), fixed size, dpi and
 rcParams inside :func:`matplotlib.rc_context`, ``svg.hashsalt`` fixed (SVG element ids), and no
@@ -48,9 +50,28 @@ __all__ = ["FIGURES", "FigureSpec", "MissingData", "make_figure", "make_figures"
 ROOT = PACKAGE_DIR
 #: The committed figures of a source checkout (``s3vm-bench figures --out .`` rewrites them).
 FIGURES_DIR = ROOT / "figures"
-#: The shipped reports (read only): the stored data the figures are drawn from.
+#: The shipped reports (read only): the stored data the figures are drawn from by default.
 REPORTS_DIR = SHIPPED_REPORTS
-DATA_DIR = REPORTS_DIR / "figures-data"
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """A default input of a figure: a file under a reports folder, found when the figure is drawn.
+
+    :meth:`path` is the work folder's ``reports/<relpath>`` when it exists (made by
+    ``figures --make-data`` or ``reproduce``), else the shipped one.
+    """
+
+    relpath: str
+
+    def path(self) -> Path:
+        local = work_dir().reports / self.relpath
+        return local if local.is_file() else REPORTS_DIR / self.relpath
+
+
+def _make_data_cmd(name: str) -> str:
+    """The command that makes the stored input ``name`` of :data:`harness.figure_data.DATA`."""
+    return f"s3vm-bench figures --make-data {name}"
 
 #: Fixed style: the same fonts, sizes and colours on every machine that has matplotlib's bundled
 #: DejaVu Sans (always shipped with matplotlib, so no system font is looked up).
@@ -98,7 +119,8 @@ class FigureSpec:
     source : str
         Where the data comes from (for the gallery).
     inputs : dict
-        Default input paths, by keyword of ``draw``; overridable in :func:`make_figure`.
+        Default inputs, by keyword of ``draw``: stored files (:class:`_Stored`, located when the
+        figure is drawn) or values; overridable in :func:`make_figure`.
     """
 
     name: str
@@ -142,7 +164,8 @@ def make_figure(name: str, out_dir=None, **inputs) -> list[Path]:
         Output folder (created if needed); default the work folder's ``figures/``
         (:func:`harness.paths.work_dir`).
     **inputs
-        Input paths overriding the figure's defaults (e.g. ``cells=...``).
+        Input paths overriding the figure's defaults (e.g. ``cells=...``); a default stored input
+        is the work folder's copy if there is one, else the shipped one.
 
     Returns
     -------
@@ -166,7 +189,7 @@ def make_figure(name: str, out_dir=None, **inputs) -> list[Path]:
     unknown = set(inputs) - set(spec.inputs)
     if unknown:
         raise ValueError(f"{name} takes inputs {sorted(spec.inputs)}, got {sorted(unknown)}")
-    kwargs = {**spec.inputs, **inputs}
+    kwargs = {k: v.path() if isinstance(v, _Stored) else v for k, v in {**spec.inputs, **inputs}.items()}
     out_dir = Path(out_dir if out_dir is not None else work_dir().figures)
     with matplotlib.rc_context(_style()):
         fig = Figure(figsize=spec.size, dpi=100)
@@ -460,10 +483,10 @@ def _boundary_panel(ax, problem: dict, model: dict, title: str, n_grid: int = 12
            "the certified global optimum of the S3VM objective (branch and bound, harness/optima/two_moons.json) "
            "follows the gap between the moons; right: a local optimum (S3VM-light) on the same realization. Black "
            "line: decision boundary of the L2-SVM on each labeling; J = objective of the common protocol.",
-           size=(8.0, 3.0), source="reports/figures-data/jmlr2008-fig1.json (scripts/figure_data.py)",
-           data=DATA_DIR / "jmlr2008-fig1.json")
+           size=(8.0, 3.0), source=f"reports/figures-data/jmlr2008-fig1.json ({_make_data_cmd('jmlr2008-fig1')})",
+           data=_Stored("figures-data/jmlr2008-fig1.json"))
 def _jmlr_fig1(fig, data):
-    d = _load_models(data, "python scripts/figure_data.py jmlr2008-fig1")
+    d = _load_models(data, _make_data_cmd("jmlr2008-fig1"))
     for i, m in enumerate(d["models"]):
         ax = fig.add_subplot(1, 2, i + 1)
         _boundary_panel(ax, d["problem"], m, f"{m['name']}\nJ = {m['objective']:.2f}, unlabeled error "
@@ -478,10 +501,10 @@ def _jmlr_fig1(fig, data):
            "widths and C are ours (the paper reports the best of a grid). Each panel is the first seed on which DA "
            "labels every unlabeled point correctly; the seeds that failed before it are recorded in the data file "
            "(the paper says DA succeeded in every trial).",
-           size=(8.0, 3.6), source="reports/figures-data/icml2006-fig4.json (scripts/figure_data.py)",
-           data=DATA_DIR / "icml2006-fig4.json")
+           size=(8.0, 3.6), source=f"reports/figures-data/icml2006-fig4.json ({_make_data_cmd('icml2006-fig4')})",
+           data=_Stored("figures-data/icml2006-fig4.json"))
 def _icml_fig4(fig, data):
-    d = _load_models(data, "python scripts/figure_data.py icml2006-fig4")
+    d = _load_models(data, _make_data_cmd("icml2006-fig4"))
     for i, panel in enumerate(d["panels"]):
         ax = fig.add_subplot(1, len(d["panels"]), i + 1)
         m = panel["models"][0]
@@ -518,8 +541,8 @@ def _nips_fig2(fig, images):
 
 
 # ------------------------------------------------------------------------------------ experiments
-_ICML2013_CELLS = REPORTS_DIR / "icml2013" / "cells.jsonl"
-_ICML2013_CMD = "python scripts/icml2013_table2.py --out reports/icml2013/cells.jsonl"
+_ICML2013_CELLS = _Stored("icml2013/cells.jsonl")
+_ICML2013_CMD = "s3vm-bench reproduce icml2013-table2"
 #: Figures 5-6 show Table 2's judged columns: the hinge S3VM-light and CCCP with its mean output
 #: fixed (``light_l1``, ``cccp_b``; the "S3VM-light" and "CCCP" of harness.icml2013).
 _METHOD_NAMES = {"path": "S3VM-path", "light_l1": "S3VM-light", "cccp_b": "CCCP"}
@@ -543,7 +566,7 @@ def _id_order(pid: str):
            "S3VM-light with the hinge (10 annealing steps up to C* = C) and CCCP without annealing, its mean "
            "output fixed at b = 2r - 1 as the path's; f*_y^ is the conditionally optimal solution for the labels "
            "(the path's centred kernel). CCCP minimizes the squared hinge, not eq. (1)'s hinge.", size=(8.0, 2.9),
-           source="reports/icml2013/cells.jsonl (scripts/icml2013_table2.py)", cells=_ICML2013_CELLS)
+           source=f"reports/icml2013/cells.jsonl ({_ICML2013_CMD})", cells=_ICML2013_CELLS)
 def _icml2013_fig5(fig, cells):
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
@@ -589,8 +612,8 @@ def _icml2013_fig5(fig, cells):
     fig.tight_rect = (0.0, 0.5 / fig.get_figheight(), 1.0, 1.0)
 
 
-_ICML2013_FIG6 = REPORTS_DIR / "icml2013" / "fig6.jsonl"
-_ICML2013_FIG6_CMD = "python scripts/icml2013_fig6.py --out reports/icml2013/fig6.jsonl"
+_ICML2013_FIG6 = _Stored("icml2013/fig6.jsonl")
+_ICML2013_FIG6_CMD = _make_data_cmd("icml2013-fig6")
 
 
 @_register("icml2013-fig6", "ICML 2013 Fig. 6",
@@ -600,11 +623,10 @@ _ICML2013_FIG6_CMD = "python scripts/icml2013_fig6.py --out reports/icml2013/fig
            "on a shared 2-core machine under load: single points are noisy. S3VM-light and CCCP are Table 2's "
            "judged columns (the hinge S3VM-light; CCCP with its mean output fixed, one run per candidate, no "
            "search on the count).",
-           size=(8.0, 2.9), source="reports/icml2013/fig6.jsonl (scripts/icml2013_fig6.py)", data=_ICML2013_FIG6)
+           size=(8.0, 2.9), source=f"reports/icml2013/fig6.jsonl ({_ICML2013_FIG6_CMD})", data=_ICML2013_FIG6)
 def _icml2013_fig6(fig, data):
-    # Lines without the judged solvers' times timed the squared-hinge S3VM-light and the
-    # count-searched CCCP (before stop 39): not this figure's.
-    # Only C = 10, the C the caption names (the script's --C can store others).
+    # Only the lines with the judged solvers' times (others time the squared-hinge S3VM-light and
+    # the count-searched CCCP), at C = 10, the C the caption names.
     rows = [r for r in _read_jsonl(data, f"run `{_ICML2013_FIG6_CMD}`") if "light_l1" in r and r["C"] == 10.0]
     if not rows:
         raise MissingData(f"{data} holds no timing of the judged S3VM-light and CCCP at C = 10; run "
@@ -633,17 +655,17 @@ def _icml2013_fig6(fig, data):
 
 
 # Learning curves (SIGIR 2006 Figs. 4-13, ICML 2006 Fig. 5): one JSONL record per (data set,
-# number of labels, split, method), written by `scripts/figure_data.py sigir2006-curves`; each
+# number of labels, split, method), made by `s3vm-bench figures --make-data sigir2006-curves`; each
 # figure draws the mean over splits against the number of labels, one panel per data set.
-_CURVES = DATA_DIR / "sigir2006-curves.jsonl"
-_CURVES_CMD = "python scripts/figure_data.py sigir2006-curves"
+_CURVES = _Stored("figures-data/sigir2006-curves.jsonl")
+_CURVES_CMD = _make_data_cmd("sigir2006-curves")
 _CURVES_SRC = f"reports/figures-data/sigir2006-curves.jsonl ({_CURVES_CMD})"
 _METRIC_LABEL = {"objective": "minimum objective (eq. 18)", "unlabeled_error": "transduction error (%)",
                  "test_error": "test error (%)", "cpu_seconds": "CPU seconds"}
 _DATASET_LABEL = {"text": "pcmac", "news-autos-motorcycles": "autos vs motorcycles",
                   "news-electronics-space": "electronics vs space"}
 #: SIGIR Table 8 holds six sets, we hold one (pcmac); the two 20 Newsgroups pairs stand in for the
-#: others (see scripts/figure_data.py). Figs. 5-7 and 8-10 show two sets each in the paper (which
+#: others (see harness.figure_data.SIGIR_SETS). Figs. 5-7 and 8-10 show two sets each in the paper (which
 #: two is not in the text; Table 8 order assumed): one panel each here, the stand-in of that pair.
 _SIGIR_ALL = ("news-autos-motorcycles", "news-electronics-space", "text")
 _SIGIR_PAIRS = ((("news-autos-motorcycles",), "auto-vs-aviation and real-vs-simulated (SRAA, not held): stand-in "
@@ -772,8 +794,8 @@ def _icml_fig5(fig, data):
             ax.set_title("")
 
 
-_JMLR_FIG9 = DATA_DIR / "jmlr2008-fig9.jsonl"
-_JMLR_FIG9_CMD = "python scripts/figure_data.py jmlr2008-fig9"
+_JMLR_FIG9 = _Stored("figures-data/jmlr2008-fig9.jsonl")
+_JMLR_FIG9_CMD = _make_data_cmd("jmlr2008-fig9")
 
 
 @_register("jmlr2008-fig9", "JMLR 2008 Fig. 9",
@@ -782,11 +804,10 @@ _JMLR_FIG9_CMD = "python scripts/figure_data.py jmlr2008-fig9"
            "against the number of steps, 1 step = no annealing. Only the number of steps varies (Sec. 5.4.4): C* "
            "from 2^-9 C* (nabla-S3VM, Newton), 1e-3 C* (CCCP) or 1e-5 C* (S3VM-light) up to C*; T from 10 C* down to "
            "a fixed 1e-3 C* (DA, nabla-DA; the end value is ours). Steps 1, 2, 3, 5, 10, 20; CCCP and Newton (minutes "
-           "per run here) up to 10 only. cS3VM is not swept. DA returns its last iterate, as in Table 2 (until stop 38 "
+           "per run here) up to 10 only. cS3VM is not swept. DA returns its last iterate, as in Table 2 (not "
            "the best on its path, ICML 2006's rule), and runs 100 alternations per temperature: its KL stop shares "
            "its threshold with the entropy stop, which is off so that every run has its k temperatures.",
-           size=(4.8, 3.3), source="reports/figures-data/jmlr2008-fig9.jsonl (python scripts/figure_data.py "
-           "jmlr2008-fig9)", data=_JMLR_FIG9)
+           size=(4.8, 3.3), source=f"reports/figures-data/jmlr2008-fig9.jsonl ({_JMLR_FIG9_CMD})", data=_JMLR_FIG9)
 def _jmlr_fig9(fig, data):
     rows = _read_jsonl(data, f"run `{_JMLR_FIG9_CMD}`")
     ax = fig.add_subplot()
@@ -800,8 +821,8 @@ def _jmlr_fig9(fig, data):
     ax.legend(loc="best", ncol=2)
 
 
-_JMLR_FIG10 = DATA_DIR / "jmlr2008-fig10.jsonl"
-_JMLR_FIG10_CMD = "python scripts/figure_data.py jmlr2008-fig10"
+_JMLR_FIG10 = _Stored("figures-data/jmlr2008-fig10.jsonl")
+_JMLR_FIG10_CMD = _make_data_cmd("jmlr2008-fig10")
 
 
 @_register("jmlr2008-fig10", "JMLR 2008 Fig. 10",
@@ -813,8 +834,7 @@ _JMLR_FIG10_CMD = "python scripts/figure_data.py jmlr2008-fig10"
            "least-squares fits, r = correlation. The paper does not say how it biased the split nor which S3VM it "
            "ran; both are ours. Note that the angle is ~30 deg even without bias: 125 points in 50 dimensions. With "
            "100 splits a correlation |r| below 0.2 is not significant at the 5% level.",
-           size=(4.8, 3.4), source="reports/figures-data/jmlr2008-fig10.jsonl (python scripts/figure_data.py "
-           "jmlr2008-fig10)", data=_JMLR_FIG10)
+           size=(4.8, 3.4), source=f"reports/figures-data/jmlr2008-fig10.jsonl ({_JMLR_FIG10_CMD})", data=_JMLR_FIG10)
 def _jmlr_fig10(fig, data):
     rows = _read_jsonl(data, f"run `{_JMLR_FIG10_CMD}`")
     ax = fig.add_subplot()
@@ -844,13 +864,15 @@ def gallery_markdown(results: dict, out_dir=None) -> str:
            "shapes are closed-form curves of the project's own loss functions; every other figure is drawn from "
            "a stored result, never by running a solver inside the plotting code. PNG and SVG are byte-for-byte "
            "reproducible (fixed metadata, fixed style). Re-make one figure with `s3vm-bench figures NAME`.", "",
-           "Stored inputs: `reports/figures-data/*.json` (decision boundaries, `python scripts/figure_data.py "
-           "jmlr2008-fig1 icml2006-fig4`), `reports/figures-data/*.jsonl` (experiments, resumable: `python "
-           "scripts/figure_data.py jmlr2008-fig9`, `jmlr2008-fig10`, `sigir2006-curves` -- the last one feeds "
-           "SIGIR 2006 Figs. 4-13 and ICML 2006 Fig. 5), `reports/icml2013/cells.jsonl` (`python "
-           "scripts/icml2013_table2.py`), `reports/icml2013/fig6.jsonl` (`python scripts/icml2013_fig6.py`); the "
-           "Coil3 images need the data in the cache (`s3vm-bench data fetch coil3`). A figure whose input is "
-           "missing is listed under *Not made* with the reason.", ""]
+           "Stored inputs, made by `s3vm-bench figures --make-data NAME` (code: `harness/figure_data.py`) into "
+           "the work folder's `reports/` (`--out .` in a source checkout rewrites the shipped ones): "
+           "`reports/figures-data/*.json` (decision boundaries: `jmlr2008-fig1`, `icml2006-fig4`), "
+           "`reports/figures-data/*.jsonl` (experiments, resumable: `jmlr2008-fig9`, `jmlr2008-fig10`, "
+           "`sigir2006-curves` -- the last one feeds SIGIR 2006 Figs. 4-13 and ICML 2006 Fig. 5) and "
+           "`reports/icml2013/fig6.jsonl` (`icml2013-fig6`); `reports/icml2013/cells.jsonl` comes from `s3vm-bench "
+           "reproduce icml2013-table2`. A figure reads the work folder's copy of its input if there is one, else "
+           "the shipped one. The Coil3 images need the data in the cache (`s3vm-bench data fetch coil3`). A "
+           "figure whose input is missing is listed under *Not made* with the reason.", ""]
     made = [n for n in FIGURES if isinstance(results.get(n), list)]
     skipped = [n for n in FIGURES if n not in made]
     for n in made:

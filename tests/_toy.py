@@ -1,18 +1,6 @@
 """Tiny problems and helpers shared by several test modules."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
-
-
-def load_script(name: str):
-    """Import ``scripts/<name>.py`` as a module (the scripts folder is not a package)."""
-    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def small_clusters(seed=0, n=40):

@@ -1,4 +1,5 @@
-"""harness.figures: every registered figure on tiny stored inputs, byte-identical reruns, missing data."""
+"""harness.figures and harness.figure_data: every registered figure on tiny stored inputs, byte-identical
+reruns, missing data; the stored inputs made by ``figures --make-data``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from s3vm_bench.harness import figure_data as fd
 from s3vm_bench.harness import figures as F
 from s3vm_bench.harness.icml2013 import _solver_version
 from s3vm_bench.harness.cli import main
@@ -27,7 +29,7 @@ def _model(name):
 
 
 def _curves(path, datasets, methods):
-    # Records as scripts/figure_data.py sigir2006-curves writes them (the fields the figures read).
+    # Records as `figures --make-data sigir2006-curves` writes them (the fields the figures read).
     rows = []
     for ds in datasets:
         for m_i, m in enumerate(methods):
@@ -123,16 +125,18 @@ def test_two_runs_give_identical_bytes(name, inputs, tmp_path):
 
 
 def test_missing_data_names_the_producing_command(tmp_path):
-    with pytest.raises(F.MissingData, match="scripts/figure_data.py jmlr2008-fig1"):
+    with pytest.raises(F.MissingData, match="run `s3vm-bench figures --make-data jmlr2008-fig1`"):
         F.make_figure("jmlr2008-fig1", tmp_path, data=tmp_path / "absent.json")
-    with pytest.raises(F.MissingData, match="scripts/icml2013_table2.py"):
+    with pytest.raises(F.MissingData, match="run `s3vm-bench figures --make-data jmlr2008-fig10`"):
+        F.make_figure("jmlr2008-fig10", tmp_path, data=tmp_path / "absent.jsonl")
+    with pytest.raises(F.MissingData, match="run `s3vm-bench reproduce icml2013-table2`"):
         F.make_figure("icml2013-fig5", tmp_path, cells=tmp_path / "absent.jsonl")
     assert not list(tmp_path.iterdir())  # nothing half-written
 
 
 def test_icml2013_figures_need_the_judged_solvers(tmp_path):
     # Figure 5 rows and Figure 6 lines of the squared-hinge S3VM-light and count-searched CCCP
-    # only (stored before stop 39) are not these figures' data: named as missing, nothing drawn.
+    # only are not these figures' data: named as missing, nothing drawn.
     cells = tmp_path / "cells.jsonl"
     cells.write_text(json.dumps({"id": "D5", "dataset": "b", "split": 0, "best": {},
                                  "fig5": [{"C": 1.0, "path": 1.0, "light": 2.0, "cccp": 3.0}]}) + "\n")
@@ -198,20 +202,13 @@ def test_da_effective_loss_limits():
     np.testing.assert_allclose(F._da_effective_loss(t, 1e4, "l2"), mean, atol=2e-3)
 
 
-# ------------------------------------------------------------------ scripts/figure_data.py helpers
-def _figure_data():
-    from tests._toy import load_script
-
-    return load_script("figure_data")
-
-
+# ------------------------------------------------------------------ harness.figure_data
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 10, 20])
 def test_fig9_params_give_k_annealing_steps(k):
     # JMLR 2008 Fig. 9 varies only the number of steps: every method's schedule has exactly k values.
     from s3vm_bench.solvers._mean_output import c_star_schedule
     from s3vm_bench.solvers.s3vm_light import anneal_schedule
 
-    fd = _figure_data()
     light = fd._fig9_params("S3VM-light", k)
     sched = anneal_schedule(31.0, light["anneal_start"], light.get("anneal_factor", 1.5))
     assert sched.size == k and sched[-1] == 31.0
@@ -229,7 +226,6 @@ def test_fig9_params_give_k_annealing_steps(k):
 
 
 def test_records_resume_and_atomic_finish(tmp_path):
-    fd = _figure_data()
     calls = []
 
     def cell(v):
@@ -251,7 +247,6 @@ def test_records_resume_and_atomic_finish(tmp_path):
 
 
 def test_records_of_other_parameters_are_computed_again(tmp_path):
-    fd = _figure_data()
     store = fd._Records(tmp_path / "x.jsonl")
     store.get("a/1", lambda: {"params": {"T0": 10.0}, "v": 1}, params={"T0": 10.0})
     store = fd._Records(tmp_path / "x.jsonl")
@@ -265,7 +260,6 @@ def test_records_of_other_parameters_are_computed_again(tmp_path):
 def test_biased_split_partition_and_angle():
     from s3vm_bench.data_registry import Split
 
-    fd = _figure_data()
     rng = np.random.default_rng(0)
     ds = type("DS", (), {"X": rng.standard_normal((120, 5)) * [3.0, 1, 1, 1, 1]})()
     split = Split("t", 0, 0, np.arange(10), np.arange(10, 120), np.empty(0, int), np.empty(0, int))
@@ -305,3 +299,127 @@ def test_icml2013_figures_plot_the_judged_solvers_values(inputs):
     curves = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].get_lines()}
     assert curves["S3VM-light"] == [0.1, 0.4] and curves["CCCP"] == [0.2, 1.0]
     assert curves["S3VM-path"] == [0.3, 0.3]  # the path's time, one horizontal line
+
+
+def test_every_stored_input_is_made_by_a_named_command():
+    # Each figure's default stored input is a file of figure_data.DATA (made by --make-data) or
+    # ICML 2013 Table 2's cells (made by `reproduce`), and DATA says which figures read it.
+    made = {d.path: d for d in fd.DATA.values()}
+    for name, spec in F.FIGURES.items():
+        for value in spec.inputs.values():
+            if isinstance(value, F._Stored):
+                if value.relpath == "icml2013/cells.jsonl":
+                    assert "reproduce icml2013-table2" in spec.source, name
+                    continue
+                assert value.relpath in made, (name, value.relpath)
+                assert name in made[value.relpath].figures, name
+                assert f"--make-data {made[value.relpath].name}" in spec.source, name
+    for d in fd.DATA.values():
+        assert (F.REPORTS_DIR / d.path).is_file(), d.path  # shipped
+    # The CLI's help names every data set it can make (it does not import figure_data to list them).
+    from s3vm_bench.harness.cli import build_parser
+
+    fg = build_parser()._subparsers._group_actions[0].choices["figures"]
+    help_text = next(a.help for a in fg._actions if a.dest == "make_data")
+    assert all(n in help_text for n in fd.DATA)
+
+
+def test_figures_read_the_work_folder_copy_before_the_shipped_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("S3VM_RESULTS_DIR", str(tmp_path))
+    stored = F.FIGURES["jmlr2008-fig10"].inputs["data"]
+    assert stored.path() == F.REPORTS_DIR / "figures-data" / "jmlr2008-fig10.jsonl"
+    local = tmp_path / "reports" / "figures-data" / "jmlr2008-fig10.jsonl"
+    local.parent.mkdir(parents=True)
+    local.write_text("\n")
+    assert stored.path() == local
+    with pytest.raises(F.MissingData, match="no result"):  # the (empty) work folder copy is the one read
+        F.make_figure("jmlr2008-fig10", tmp_path / "figures")
+
+
+def test_make_data_reproduces_the_shipped_boundary_models_and_draws_them(tmp_path, capsys):
+    # The two decision-boundary inputs (seconds to make) against the committed ones: same
+    # realization and labelings, the same numbers up to the last digits of the linear algebra.
+    out = tmp_path / "w"
+    assert main(["figures", "jmlr2008-fig1", "icml2006-fig4", "--make-data", "jmlr2008-fig1", "icml2006-fig4",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "2 figure(s) made" in text
+    for name in ("jmlr2008-fig1", "icml2006-fig4"):
+        made = json.loads((out / "reports" / "figures-data" / f"{name}.json").read_text())
+        shipped = json.loads((F.REPORTS_DIR / "figures-data" / f"{name}.json").read_text())
+        panels = [(m, s) for a, b in zip(made.get("panels", [made]), shipped.get("panels", [shipped]))
+                  for m, s in zip([a] + a["models"], [b] + b["models"])]
+        assert len(panels) == (3 if name == "jmlr2008-fig1" else 4)
+        for m, s in panels:
+            assert m.keys() == s.keys()
+            for key in m:
+                if key in ("beta", "b", "objective", "problem"):
+                    np.testing.assert_allclose(np.hstack([np.ravel(v) for v in _numbers(m[key])]),
+                                               np.hstack([np.ravel(v) for v in _numbers(s[key])]), rtol=1e-6, atol=1e-9)
+                elif key not in ("models",):
+                    assert m[key] == s[key], (name, key)
+        assert (out / "figures" / f"{name}.png").is_file()
+
+
+def _numbers(v):
+    if isinstance(v, dict):
+        return [x for k in sorted(v) for x in _numbers(v[k]) if not isinstance(v[k], str)]
+    if isinstance(v, list):
+        return [x for item in v for x in _numbers(item)]
+    return [] if isinstance(v, str) else [float(v)]
+
+
+def test_make_data_cli_errors(tmp_path, capsys):
+    assert main(["figures", "--make-data", "jmlr2008-fig99", "--out", str(tmp_path)]) == 2
+    assert "unknown figure data jmlr2008-fig99" in capsys.readouterr().err
+    assert main(["figures", "--only", "D1/", "--out", str(tmp_path)]) == 2
+    assert main(["figures", "--make-data", "jmlr2008-fig1", "--only", "x", "--out", str(tmp_path)]) == 2
+    assert "--only does not apply" in capsys.readouterr().err
+    assert not (tmp_path / "reports").exists()
+
+
+def test_make_data_records_split_over_workers_then_collected(tmp_path, monkeypatch):
+    # A resumable experiment: a run with `only` computes its cells and leaves the partial file; a
+    # full run computes only the rest and writes the file in the experiment's cell order.
+    calls = []
+
+    def experiment(store):
+        recs = []
+        for key in ("b/1", "a/1", "a/2"):
+            recs.append(store.get(key, lambda key=key: calls.append(key) or {"v": key}))
+        return recs
+
+    monkeypatch.setitem(fd.DATA, "toy", fd.DataSpec("toy", "figures-data/toy.jsonl", experiment, "records", ()))
+    partial = fd.make_data("toy", tmp_path, only="a/", echo=lambda m: None)
+    assert partial.name == "toy.jsonl.partial" and calls == ["a/1", "a/2"]
+    final = fd.make_data("toy", tmp_path, echo=lambda m: None)
+    assert final == tmp_path / "figures-data" / "toy.jsonl" and calls == ["a/1", "a/2", "b/1"]
+    assert [json.loads(x)["key"] for x in final.read_text().splitlines()] == ["b/1", "a/1", "a/2"]
+    assert not partial.exists()
+    with pytest.raises(ValueError, match="unknown figure data"):
+        fd.make_data("nope", tmp_path)
+
+
+def test_icml2013_fig6_appends_the_missing_cells_only(tmp_path, monkeypatch):
+    # One line per (data set, split) not yet stored with the judged solvers' times at this C; the
+    # first cell is run once more, untimed, before the stored runs.
+    calls = []
+
+    def fake_split(pid, index, C):
+        calls.append((pid, index))
+        return {"id": pid, "dataset": "x", "split": index, "C": C, "gamma": 0.5, "path": 0.1,
+                "light_l1": {"1": 0.1}, "cccp_b": {"1": 0.2}}
+
+    monkeypatch.setattr(fd, "fig6_split", fake_split)
+    path = tmp_path / "icml2013" / "fig6.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"id": "D1", "split": 0, "C": 10.0, "light_l1": {}}) + "\n"
+                    + json.dumps({"id": "D1", "split": 1, "C": 10.0, "light": {}}) + "\n"  # other solvers
+                    + json.dumps({"id": "D1", "split": 2, "C": 100.0, "light_l1": {}}) + "\n")  # other C
+    assert fd.icml2013_fig6(path, datasets=["D1", "D5"], n_splits=3, only="D1/", echo=lambda m: None) == 2
+    assert calls == [("D1", 1), ("D1", 1), ("D1", 2)]
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [(r["id"], r["split"]) for r in lines[3:]] == [("D1", 1), ("D1", 2)]
+    calls.clear()
+    fd.make_data("icml2013-fig6", tmp_path, only="D1/", echo=lambda m: None)  # nothing left of D1
+    assert calls == []

@@ -1,69 +1,83 @@
-"""Small stored results for the decision-boundary figures (``s3vm-bench figures``).
+"""Stored inputs of the figures: the models and experiment records ``s3vm-bench figures`` draws.
 
-The plotting code (:mod:`harness.figures`) never trains a solver: it draws stored models. This
-script makes those models, once, and writes them as JSON under ``reports/figures-data/``:
+The plotting code (:mod:`harness.figures`) never trains a solver: it draws stored results. This
+module computes them, through the common protocol (:func:`harness.protocol.run_split`, JMLR 2008
+Sec. 5.2) or the ICML 2013 runner (:mod:`harness.icml2013`), and writes them under the reports
+folder of the work folder (:func:`harness.paths.work_dir`; ``--out .`` in a source checkout
+rewrites the shipped ones). Each data set of :data:`DATA` is made by
+``s3vm-bench figures --make-data NAME``:
 
-``jmlr2008-fig1.json``
+``jmlr2008-fig1`` -> ``figures-data/jmlr2008-fig1.json``
     JMLR 2008 Fig. 1 ("Two moons ... The global optimum of S3VM correctly identifies the decision
     boundary"): one realization of :func:`data_registry.two_moons` (2 fixed labeled points, 100
     unlabeled), sigma = 0.5, C = C* = 10 (NIPS 2006 Sec. 7.1). The global optimum is the stored,
     certified branch-and-bound labeling of ``harness/optima/two_moons.json``; the local optimum is
     the labeling S3VM-light (JMLR 2008 Alg. 1) reaches under the common protocol on the same
-    realization. The realization is the first seed (0, 1, ...) whose BB optimum is certified with
-    no unlabeled error while S3VM-light errs on at least 10% of the unlabeled points, so the
-    figure contrasts the two (the paper does not say which realization it drew).
-``icml2006-fig4.json``
-    ICML 2006 Fig. 4: the 2MOONS and 2CIRCLES toy sets "(a particular labeling is shown)". One
-    realization of each with 2 labeled points, one per class (the two fixed moon apexes; a random
-    pair for the circles), and the labeling DA with the hinge loss (``da``, ``loss="l1"``; ICML 2006
-    Table 2: "DA with Hinge loss succeeded in every trial") reaches under the common protocol. The
-    ICML paper picks the best of a parameter grid and does not print it; we use sigma = 0.5,
-    C = C* = 1 for the moons and sigma = 0.25, C = C* = 10 for the circles (radii 0.5 and 1),
-    found by a handful of trials, and draw the first seed on which DA succeeds (see
-    :func:`icml2006_fig4`; the failed seeds are listed in the file).
+    realization (:func:`jmlr2008_fig1`).
+``icml2006-fig4`` -> ``figures-data/icml2006-fig4.json``
+    ICML 2006 Fig. 4: the 2MOONS and 2CIRCLES toy sets "(a particular labeling is shown)", labeled
+    by DA with the hinge loss (:func:`icml2006_fig4`).
+``jmlr2008-fig9`` -> ``figures-data/jmlr2008-fig9.jsonl``
+    JMLR 2008 Fig. 9: unlabeled error against the number of annealing steps on Text
+    (:func:`jmlr2008_fig9`).
+``jmlr2008-fig10`` -> ``figures-data/jmlr2008-fig10.jsonl``
+    JMLR 2008 Fig. 10: unlabeled minus test error against the angle between the unlabeled and a
+    biased test set on g50c (:func:`jmlr2008_fig10`).
+``sigir2006-curves`` -> ``figures-data/sigir2006-curves.jsonl``
+    SIGIR 2006 Figs. 4-13 and ICML 2006 Fig. 5: learning curves of SVM, TSVM and MFA on text
+    (:func:`sigir2006_curves`).
+``icml2013-fig6`` -> ``icml2013/fig6.jsonl``
+    ICML 2013 Fig. 6: total computation time of a sequence of solutions over C*
+    (:func:`icml2013_fig6`).
 
-For each model the file stores the training inputs (labeled rows first), the true labels, the
-number of labeled points, the completed labeling and the expansion ``(beta, b)`` of the L2-SVM
-trained on that labeling (:func:`harness.optima.optimum_model`, the same model whose objective the
-protocol reports, JMLR 2008 Sec. 5.2), so ``f(x) = sum_i beta_i k(x, x_i) + b`` is evaluated in
-closed form by the figure. Numbers are rounded to 10 significant digits so that the file, and the
-figure drawn from it, do not depend on the last bits of the linear algebra.
+The decision-boundary files store, per model, the training inputs (labeled rows first), the true
+labels, the number of labeled points, the completed labeling and the expansion ``(beta, b)`` of the
+L2-SVM trained on that labeling (:func:`harness.optima.optimum_model`, the model whose objective the
+protocol reports), so ``f(x) = sum_i beta_i k(x, x_i) + b`` is evaluated in closed form by the
+figure. Numbers are rounded to 10 significant digits so that the file, and the figure drawn from
+it, do not depend on the last bits of the linear algebra.
 
-Usage (seconds)::
-
-    .venv/bin/python scripts/figure_data.py [--out reports/figures-data]
+The experiments are JSON lines, one record per cell, and resumable: a finished cell is appended
+at once, an interrupted run loses at most the cell in progress, and a rerun computes only the
+missing cells (:class:`_Records`; ICML 2013 Fig. 6: one line per data set and split, appended).
+A finished experiment file is written in one piece, in the experiment's cell order; making it
+again computes every cell again.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
-import sys
+import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from s3vm_bench.data_registry import (Split, derive_seed, jmlr2008_splits, load_dataset, sigir2006_splits,
+                                      two_circles, two_moons)
+from s3vm_bench.solvers import get_solver
 
-from s3vm_bench.data_registry import (Split, derive_seed, jmlr2008_splits, load_dataset, sigir2006_splits,  # noqa: E402
-                           two_circles, two_moons)
-from s3vm_bench.harness._atomic import append_line, atomic_write, read_lines  # noqa: E402
-from s3vm_bench.harness.optima import (binary_problems, get_reference_set, labels_from_str, load_store,  # noqa: E402
-                            lookup, optimum_model)
-from s3vm_bench.harness.protocol import ProtocolSettings, run_split  # noqa: E402
-from s3vm_bench.harness.specs import SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME  # noqa: E402
-from s3vm_bench.solvers import get_solver  # noqa: E402
+from ._atomic import append_line, atomic_write, read_lines
+from .optima import binary_problems, get_reference_set, labels_from_str, load_store, lookup, optimum_model
+from .paths import work_dir
+from .protocol import ProtocolSettings, run_split
+from .specs import SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME
+
+__all__ = ["DATA", "DataSpec", "make_data", "biased_split", "jmlr2008_fig1", "icml2006_fig4",
+           "jmlr2008_fig9", "jmlr2008_fig10", "sigir2006_curves", "icml2013_fig6"]
 
 
 def _r(a):
+    """Values of ``a`` as a flat list of floats with 10 significant digits."""
     # 10 significant digits: stable text across BLAS builds, far below what a plot can show.
     return [float(f"{v:.10g}") for v in np.asarray(a, dtype=float).ravel()]
 
 
 def _model(prob, labels, objective, name):
+    """One stored model: the labeling, its L2-SVM expansion ``(beta, b)``, objective and unlabeled error."""
     beta, bias = optimum_model(prob, labels)
     truth = prob.y[prob.n_lab:]
     return {"name": name, "labels": "".join("+" if v > 0 else "-" for v in labels),
@@ -72,18 +86,44 @@ def _model(prob, labels, objective, name):
 
 
 def _problem_json(prob, settings):
+    """The training points, true labels and protocol settings of a binary problem, as stored."""
     return {"X": [_r(x) for x in prob.X], "y": _r(prob.y), "n_lab": prob.n_lab, "kernel": settings.kernel,
             "sigma": settings.sigma, "C": settings.C, "C_star": settings.c_star}
 
 
 def _solver_labels(solver, params, ds, split, settings):
+    """The labeling of the unlabeled points (sign of the protocol's outputs) and the protocol objective."""
     res = run_split(get_solver(solver), params, ds, split, settings)
     b = res.binary[0]
     return np.where(b.unlabeled_outputs > 0, 1.0, -1.0), b.objective
 
 
 def jmlr2008_fig1(max_seed: int = 20) -> dict:
-    """Global (stored BB optimum) and S3VM-light boundaries on one two-moons realization."""
+    """JMLR 2008 Fig. 1: the global (stored branch-and-bound) and a local (S3VM-light) optimum.
+
+    The realizations of the NIPS 2006 Table 1 reference set (:func:`harness.optima.get_reference_set`
+    ``"two_moons"``: 2 labeled points, 100 unlabeled, sigma = 0.5, C = C* = 10) are tried in seed
+    order; the first one whose stored optimum is certified and labels every unlabeled point
+    correctly, while S3VM-light (JMLR 2008 Alg. 1, common protocol) errs on at least 10% of them,
+    is drawn, so that the figure contrasts the two (the paper does not say which realization it
+    drew).
+
+    Parameters
+    ----------
+    max_seed : int
+        Number of realizations tried.
+
+    Returns
+    -------
+    dict
+        ``figure``, ``dataset``, ``seed``, ``reference`` (the optimum's store and key),
+        ``problem`` (:func:`_problem_json`) and the two ``models`` (:func:`_model`).
+
+    Raises
+    ------
+    RuntimeError
+        No realization among the first ``max_seed`` qualifies (e.g. the optima are not stored).
+    """
     ref = get_reference_set("two_moons")
     store = load_store("two_moons")
     s = ref.settings
@@ -116,12 +156,30 @@ def _two_labeled(ds, seed):
 
 
 def icml2006_fig4(max_seed: int = 5) -> dict:
-    """DA (hinge loss) labelings of one 2MOONS and one 2CIRCLES realization.
+    """ICML 2006 Fig. 4: DA (hinge loss) labelings of one 2MOONS and one 2CIRCLES realization.
+
+    Each set has 2 labeled points, one per class: the two fixed moon apexes
+    (:func:`data_registry.jmlr2008_splits` with 2 labeled points) and a random pair for the
+    circles (radii 0.5 and 1). DA runs with the hinge loss (``da``, ``loss="l1"``; ICML 2006
+    Table 2: "DA with Hinge loss succeeded in every trial") under the common protocol. The paper
+    picks the best of a parameter grid and does not print it; the settings here are sigma = 0.5,
+    C = C* = 1 for the moons and sigma = 0.25, C = C* = 10 for the circles.
 
     For each set, seeds 0, 1, ... (realization and labeled pair) are tried in order and the first
     one where DA labels every unlabeled point correctly is drawn -- the figure shows "a particular
     labeling" of the data (ICML 2006 Sec. 3.2), not a success rate; every attempt is recorded in
     the file (``attempts``: seed and unlabeled error).
+
+    Parameters
+    ----------
+    max_seed : int
+        Seeds tried per set; the last one is drawn if none succeeds.
+
+    Returns
+    -------
+    dict
+        ``figure`` and two ``panels``, each with ``title``, ``dataset``, ``attempts``, ``problem``
+        and one model.
     """
     panels = []
     for title, make, settings in (("2MOONS", two_moons, ProtocolSettings(sigma=0.5, C=1.0)),
@@ -144,6 +202,7 @@ def icml2006_fig4(max_seed: int = 5) -> dict:
 
 # ------------------------------------------------------------------------ experiments (JSONL)
 def _sig(v):
+    """``v`` rounded to 10 significant digits."""
     return float(f"{float(v):.10g}")
 
 
@@ -187,6 +246,7 @@ class _Records:
         return self.done[key]
 
     def finish(self, records: list) -> None:
+        """Write the final file from ``records`` (cell order) unless some cells were skipped."""
         if self.only is not None or any(r is None for r in records):
             return  # some cells were skipped: the partial file stays, a full run finishes it
         atomic_write(self.path, "".join(json.dumps(r) + "\n" for r in records))
@@ -194,6 +254,7 @@ class _Records:
 
 
 def _principal_direction(A) -> np.ndarray:
+    """First principal direction (unit vector) of the rows of ``A``, centered."""
     A = np.asarray(A, dtype=float)
     return np.linalg.svd(A - A.mean(axis=0), full_matrices=False)[2][0]
 
@@ -277,7 +338,7 @@ def jmlr2008_fig10(store: _Records) -> list:
 #: and the end of each schedule and varies only the number of steps (Sec. 5.4.4). Our grid:
 FIG9_STEPS = (1, 2, 3, 5, 10, 20)
 #: CCCP and Newton (kernel Newton steps inside a dichotomic search) cost minutes per run on
-#: the 1946 Text points: a shorter grid for them, to fit the time box.
+#: the 1946 Text points: a shorter grid for them.
 FIG9_STEPS_SLOW = (1, 2, 3, 5, 10)
 FIG9_SLOW = ("CCCP", "Newton")
 #: DA / nabla-DA: T runs from T0 = 10 C* (Alg. 2 default) to a fixed small final temperature in
@@ -350,15 +411,14 @@ def jmlr2008_fig9(store: _Records) -> list:
 SIGIR_SETS = tuple(SIGIR2006_LAMBDA_PRIME.items())
 #: Numbers of labels (the paper's values are only on its plots' axes); 45 is SIGIR Table 9's low end.
 SIGIR_LABELS = (45, 90, 180, 360, 720)
-SIGIR_SPLITS = 5  # the paper: 10 random splits; 5 here (time box)
+SIGIR_SPLITS = 5  # the paper: 10 random splits
 SIGIR_LAM = SIGIR2006_LAMBDA
 #: Methods (label, solver, params). TSVM: SIGIR Table 4 with S pairs per switch (Fig. 11: 1, 10,
 #: 100, max); MFA: Table 5 with annealing, and with the temperature held fixed (Figs. 12-13:
 #: T = 1, 0.1, SIGIR's units); SVM: the supervised L2-SVM on the labeled points. ICML 2006 Table 5 /
 #: Fig. 5 (bottom) hold the temperature at T = 0.1, 0.01, 0.001 in ICML's units, and MFA's T is
 #: twice ICML's (SIGIR eq. 8 weights the entropy by T/(2u), ICML eq. 4 by T/u): MFA at T = 0.2,
-#: 0.02, 0.002 (stop 38). The runs at MFA T = 0.1, 0.01, 0.001 (ICML's 0.05, 0.005, 0.0005) were the
-#: first reading, kept in the file.
+#: 0.02, 0.002. MFA at T = 0.01 and 0.001 (ICML's 0.005, 0.0005) is run too and drawn by no figure.
 SIGIR_METHODS = (("SVM", "svm", {"kernel": "linear"}),
                  ("TSVM S=1", "tsvm_linear", {"S": 1}), ("TSVM S=10", "tsvm_linear", {"S": 10}),
                  ("TSVM S=100", "tsvm_linear", {"S": 100}), ("TSVM S=max", "tsvm_linear", {"S": "max"}),
@@ -412,8 +472,8 @@ def sigir2006_curves(store: _Records) -> list:
     CPU seconds (``fit_seconds``, ``cpu_seconds``: the machine is shared, Fig. 11 plots the CPU
     seconds of this single-threaded process).
 
-    Deviation: 5 splits per point (the paper averages 10) to keep the three data sets x five
-    label counts x ten methods within the time box.
+    Deviation: 5 splits per point (the paper averages 10), for the cost of three data sets x
+    five label counts x thirteen methods.
     """
     records = []
     for name, lam_u in SIGIR_SETS:
@@ -453,40 +513,229 @@ def sigir2006_curves(store: _Records) -> list:
     return records
 
 
-MAKERS = {"jmlr2008-fig1": jmlr2008_fig1, "icml2006-fig4": icml2006_fig4}
-#: Experiments written as JSONL (one record per cell), resumable; name -> function(store).
-EXPERIMENTS = {"jmlr2008-fig9": jmlr2008_fig9, "jmlr2008-fig10": jmlr2008_fig10, "sigir2006-curves": sigir2006_curves}
+# ------------------------------------------------------------------------ ICML 2013 Fig. 6 (timing)
+#: ICML 2013 Fig. 6: annealing steps of S3VM-light / candidates of C* of CCCP on the x axis.
+FIG6_STEPS = (1, 2, 3, 5, 7, 10)
+#: Splits per data set and the C of the figure (the paper does not say which C it uses).
+FIG6_SPLITS = 3
+FIG6_C = 10.0
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("names", nargs="*", default=list(MAKERS) + list(EXPERIMENTS),
-                    help=f"which files (default all: {list(MAKERS) + list(EXPERIMENTS)})")
-    ap.add_argument("--out", default=str(ROOT / "reports" / "figures-data"))
-    ap.add_argument("--only", default=None, help="experiments: run only the cells whose key starts with this "
-                    "(e.g. 'Newton/'), to split a long run over processes; a run without --only then "
-                    "collects every stored cell and writes the final file")
-    args = ap.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in args.names:
-        if name in EXPERIMENTS:
-            store = _Records(out / f"{name}.jsonl", only=args.only)
-            t0 = time.process_time()
-            records = EXPERIMENTS[name](store)
-            store.finish(records)
-            where = store.path if store.path.is_file() and not store.partial.is_file() else store.partial
-            print(f"{where}: {sum(r is not None for r in records)} records ({store.resumed} resumed), "
-                  f"{time.process_time() - t0:.0f} s CPU")
-            continue
-        data = MAKERS[name]()
-        path = out / f"{name}.json"
-        atomic_write(path, json.dumps(data, indent=1) + "\n")
-        summary = "; ".join(f"{m['name']}: J = {m['objective']:.4f}, unlabeled error {100 * m['unlabeled_error']:.0f}%"
-                            for p in data.get("panels", [data]) for m in p["models"])
-        print(f"{path}: {summary}")
-    return 0
+def _c_grid(C: float, k: int) -> np.ndarray:
+    """``k`` values of C* from 2^-9 C to C, geometric (``[C]`` for k = 1)."""
+    return np.array([C]) if k == 1 else C * 2.0 ** (-9.0 + 9.0 * np.arange(k) / (k - 1))
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def fig6_split(pid: str, index: int, C: float = FIG6_C) -> dict:
+    """Seconds of the three solvers of ICML 2013 Fig. 6 on one split of one data set.
+
+    Same data handling and splits as :mod:`harness.icml2013` (its docstring lists the protocol
+    choices), gamma = 1/d, and the solvers of Table 2's judged columns, timed one after the other
+    in this process (wall clock):
+
+    * S3VM-path: one fit of the entire path on C* in [0, C];
+    * S3VM-light with the hinge (``loss="l1"``) and k annealing steps, C~ = 2^-9 C ... C
+      geometrically (k = 1: no annealing, C* = C), for each k of :data:`FIG6_STEPS`;
+    * CCCP without annealing, its mean output fixed at b = 2r - 1 (r the labeled fraction), at
+      the k candidates C* = 2^-9 C ... C (:func:`_c_grid`), one fit per candidate, times summed.
+
+    Parameters
+    ----------
+    pid : str
+        Paper ID of the data set (a key of :data:`harness.icml2013.DATASETS`).
+    index : int
+        Split index.
+    C : float
+        Cost of the labeled points.
+
+    Returns
+    -------
+    dict
+        ``{"id", "dataset", "split", "C", "gamma", "path": seconds, "light_l1": {k: seconds},
+        "cccp_b": {k: seconds}}`` (k as strings): one line of ``icml2013/fig6.jsonl``.
+
+    Raises
+    ------
+    RuntimeError
+        S3VM-light did not run the expected number of annealing steps.
+    """
+    from s3vm_bench.solvers.cccp import CCCP
+    from s3vm_bench.solvers.s3vm_light import S3VMLight
+    from s3vm_bench.solvers.s3vm_path import S3VMPath
+
+    from .icml2013 import _split_data
+
+    name, X, y, sp, Xtr, ytr = _split_data(pid, index)
+    r = float(np.mean(y[sp.labeled] == 1))
+    gamma = 1.0 / X.shape[1]
+    sigma = 1.0 / math.sqrt(2.0 * gamma)
+    t0 = time.perf_counter()
+    S3VMPath(sigma=sigma, C=C).fit(Xtr, ytr)
+    out = {"id": pid, "dataset": name, "split": index, "C": C, "gamma": gamma,
+           "path": time.perf_counter() - t0, "light_l1": {}, "cccp_b": {}}
+    for k in FIG6_STEPS:
+        start, factor = (1.0, 2.0) if k == 1 else (2.0 ** -9, 2.0 ** (9.0 / (k - 1)))
+        t0 = time.perf_counter()
+        light = S3VMLight(sigma=sigma, C=C, C_star=C, loss="l1", anneal_start=start,
+                          anneal_factor=factor).fit(Xtr, ytr)
+        out["light_l1"][str(k)] = time.perf_counter() - t0
+        steps = len(light.binary_fits_[0].info["anneal_schedule"])
+        if steps != k:
+            raise RuntimeError(f"S3VM-light ran {steps} annealing steps, expected {k}")
+        t0 = time.perf_counter()
+        for c_star in _c_grid(C, k):
+            CCCP(sigma=sigma, C=C, C_star=float(c_star), anneal=False, r=r, r_tilde=r).fit(Xtr, ytr)
+        out["cccp_b"][str(k)] = time.perf_counter() - t0
+    return out
+
+
+def icml2013_fig6(path, only: str | None = None, datasets=None, n_splits: int = FIG6_SPLITS, C: float = FIG6_C,
+                  echo=print) -> int:
+    """ICML 2013 Fig. 6: total computation time for a sequence of solutions over C*.
+
+    "The horizontal axis indicates the number of annealing steps in S3VM-light and the number of
+    candidates of C* in CCCP. ... the total computation time of S3VM-path does not depend on the
+    number of C*s because it computes the entire path" (ICML 2013 Sec. 6, Fig. 6 caption). One
+    line per (data set, split) of :func:`fig6_split` is appended to ``path``; the cells already
+    there (with the judged solvers' times at this C) are not recomputed. BLAS runs on one thread,
+    as the table's runner: the timings should not depend on how busy the other cores are. The
+    first cell is run once untimed before the timed runs, so that the one-time costs of a process
+    (lazy imports, caches) are not charged to it.
+
+    Parameters
+    ----------
+    path : path-like
+        The JSON-lines store (``reports/icml2013/fig6.jsonl``).
+    only : str, optional
+        Run only the cells whose key ``"<pid>/<split>"`` starts with this (e.g. ``"D1/"``).
+    datasets : list of str, optional
+        Paper IDs (default: all ten of :data:`harness.icml2013.DATASETS`).
+    n_splits : int
+        Splits per data set.
+    C : float
+        Cost of the labeled points.
+    echo : callable
+        Progress lines.
+
+    Returns
+    -------
+    int
+        Number of lines appended.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from .icml2013 import DATASETS
+
+    path = Path(path)
+    done = set()
+    for line in read_lines(path):  # a line cut short by a killed run is left out: its split runs again
+        if line.strip():
+            rec = json.loads(line)
+            if "light_l1" in rec:  # the figure reads only the lines with the judged solvers' times
+                done.add((rec["id"], rec["split"], rec["C"]))
+    todo = [(pid, i) for pid in (datasets or list(DATASETS)) for i in range(n_splits)
+            if (pid, i, C) not in done and (only is None or f"{pid}/{i}".startswith(only))]
+    with threadpool_limits(limits=1):
+        if todo:
+            fig6_split(*todo[0], C)  # untimed warm-up
+        for pid, i in todo:
+            rec = fig6_split(pid, i, C)
+            append_line(path, json.dumps(rec))
+            echo(f"{pid} split {i}: path {rec['path']:.2f} s; S3VM-light {rec['light_l1']}; CCCP {rec['cccp_b']}")
+    return len(todo)
+
+
+# ------------------------------------------------------------------------ registry and entry point
+@dataclass(frozen=True)
+class DataSpec:
+    """One stored input of the figures and how it is made.
+
+    Attributes
+    ----------
+    name : str
+        Name on the command line (``s3vm-bench figures --make-data NAME``).
+    path : str
+        Path relative to a reports folder (``reports/`` of the work folder, or the shipped one).
+    make : callable
+        ``make()`` returns the JSON document (``kind="json"``), ``make(store)`` returns the records
+        of a :class:`_Records` store (``kind="records"``), ``make(path, only, echo=...)`` appends
+        lines itself (``kind="lines"``).
+    kind : str
+        ``"json"``, ``"records"`` or ``"lines"``.
+    figures : tuple of str
+        The figures (:data:`harness.figures.FIGURES`) drawn from it.
+    """
+
+    name: str
+    path: str
+    make: Callable
+    kind: str
+    figures: tuple
+
+
+DATA: dict[str, DataSpec] = {d.name: d for d in (
+    DataSpec("jmlr2008-fig1", "figures-data/jmlr2008-fig1.json", jmlr2008_fig1, "json", ("jmlr2008-fig1",)),
+    DataSpec("icml2006-fig4", "figures-data/icml2006-fig4.json", icml2006_fig4, "json", ("icml2006-fig4",)),
+    DataSpec("jmlr2008-fig9", "figures-data/jmlr2008-fig9.jsonl", jmlr2008_fig9, "records", ("jmlr2008-fig9",)),
+    DataSpec("jmlr2008-fig10", "figures-data/jmlr2008-fig10.jsonl", jmlr2008_fig10, "records",
+             ("jmlr2008-fig10",)),
+    DataSpec("sigir2006-curves", "figures-data/sigir2006-curves.jsonl", sigir2006_curves, "records",
+             ("icml2006-fig5",) + tuple(f"sigir2006-fig{k}" for k in range(4, 14))),
+    DataSpec("icml2013-fig6", "icml2013/fig6.jsonl", icml2013_fig6, "lines", ("icml2013-fig6",)),
+)}
+
+
+def make_data(name: str, reports_dir=None, only: str | None = None, echo=print) -> Path:
+    """Make the stored input ``name`` of :data:`DATA` under ``reports_dir``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATA`.
+    reports_dir : path-like, optional
+        Reports folder the file is written under (default: the work folder's ``reports/``;
+        ``s3vm-bench figures --make-data NAME --out .`` in a source checkout rewrites the shipped
+        file).
+    only : str, optional
+        Experiments only (``kind`` ``"records"`` or ``"lines"``): run only the cells whose key
+        starts with this, to split a long run over processes. A records store is then left as its
+        ``.partial`` file; a run without ``only`` collects every stored cell and writes the file.
+    echo : callable
+        Progress and summary lines.
+
+    Returns
+    -------
+    Path
+        The file written (the ``.partial`` file of a records store that is not finished).
+
+    Raises
+    ------
+    ValueError
+        Unknown name, or ``only`` given for a JSON document.
+    """
+    if name not in DATA:
+        raise ValueError(f"unknown figure data {name!r}; known: {', '.join(DATA)}")
+    spec = DATA[name]
+    if only is not None and spec.kind == "json":
+        raise ValueError(f"{name} is one document, not cells: --only does not apply to it")
+    path = Path(reports_dir if reports_dir is not None else work_dir().reports) / spec.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.process_time()
+    if spec.kind == "lines":
+        n = spec.make(path, only=only, echo=echo)
+        echo(f"{path}: {n} line(s) appended, {time.process_time() - t0:.0f} s CPU")
+        return path
+    if spec.kind == "records":
+        store = _Records(path, only=only)
+        records = spec.make(store)
+        store.finish(records)
+        where = store.path if store.path.is_file() and not store.partial.is_file() else store.partial
+        echo(f"{where}: {sum(r is not None for r in records)} records ({store.resumed} resumed), "
+             f"{time.process_time() - t0:.0f} s CPU")
+        return where
+    data = spec.make()
+    atomic_write(path, json.dumps(data, indent=1) + "\n")
+    summary = "; ".join(f"{m['name']}: J = {m['objective']:.4f}, unlabeled error {100 * m['unlabeled_error']:.0f}%"
+                        for p in data.get("panels", [data]) for m in p["models"])
+    echo(f"{path}: {summary}")
+    return path
