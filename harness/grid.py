@@ -621,7 +621,6 @@ class ResultCache:
     def put(self, key: str, row: dict) -> None:
         if row.get("status") != "done":
             raise ValueError("only successful cells are cached")
-        # Imported here: scripts/salvage_runs.py loads this file alone, outside the package.
         from ._atomic import atomic_write
 
         atomic_write(self._path(key), json.dumps(row, sort_keys=True, default=float))

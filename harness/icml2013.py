@@ -51,10 +51,9 @@ of ``s3vm-bench reproduce``'s (``s3vm-bench reproduce icml2013-table2 [--quick] 
 [--datasets dna ...]``): its cells are not grid cells of :mod:`harness.grid` because one cell
 runs every method over the whole model-selection grid and times the path against S3VM-light in
 the same process. The paper's values come from ``reports/targets/icml2013-table2.csv``.
-``scripts/icml2013_table2.py`` is the same runner with its own options::
+The module's :func:`main` is the same runner with the paper's data set IDs::
 
-    python scripts/icml2013_table2.py --out reports/icml2013/cells.jsonl [--datasets D1 D5] [--splits 10] [--jobs 2]
-    python scripts/icml2013_table2.py --out reports/icml2013/cells.jsonl --report reports/icml2013-table2.md
+    python -m s3vm_bench.harness.icml2013 --out cells.jsonl [--datasets D1 D5] [--splits 10] [--jobs 2]
 """
 
 from __future__ import annotations

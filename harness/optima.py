@@ -58,8 +58,8 @@ labeling is *not* always the optimum: the class-2 problems of splits 2, 7, 8 and
 labeled otherwise). Split 0 class 1 shows what an incumbent far above the optimum costs: open
 after 10M nodes from scratch with the truth (101.08) as the incumbent, its resumed search found
 the 79.35 labeling deep in a pending subtree and then closed the rest in 10.4M nodes (2004 s);
-seeded with that labeling, a search from scratch certifies it in 1.79M nodes (135 s, one core,
-the other busy; ``scripts/bench_bb.py --coil3-splits 0 --variants fixing --seed-stored``).
+seeded with that labeling, a search from scratch certifies it in 1.79M nodes (135 s, one core;
+asv's ``bench_bb.Certify`` times such certifications).
 The four optima below their truth are all "viewing angle" labelings: +1 on two 12-view windows
 180 degrees apart in each of the three cars (23-25 views per car). No stored labeling of any class
 fits split 7 class 1 except the truth, and window labelings made to fit its labeled points reach

@@ -260,7 +260,7 @@ _SVMLIGHT_NOTE = ("'SVMlight' (the paper's ref. [9], Joachims' TSVM with the hin
 #: Per data set we hold: pcmac (our ``text``) and the two 20 Newsgroups pairs that stand in for the
 #: sets we do not hold -- rec.autos vs rec.motorcycles for auto-vs-aviation (UseNet vehicles, its
 #: lambda' = 10) and sci.electronics vs sci.space for ccat / gcat (the default lambda' = 1). The
-#: learning curves (scripts/figure_data.py) and Table 9 read the same values.
+#: learning curves (harness.figure_data) and Table 9 read the same values.
 SIGIR2006_LAMBDA = 0.001
 SIGIR2006_LAMBDA_PRIME = {"text": 1.0, "news-autos-motorcycles": 10.0, "news-electronics-space": 1.0}
 #: SIGIR 2006 Table 9: (l, u) of split 0 of data_registry.sigir2006_splits at the low end of our

@@ -413,7 +413,7 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     subset -- add only 0-6 to s(L) where 25-50 is needed, and the SDP relaxation of the whole
     problem (De Bie and Cristianini 2004; solved to SCS accuracy) gives 10.8 at the root,
     below s(L) = 12.5. Treating the top d eigen-directions of the free points' kernel exactly and
-    the rest point by point (``scripts/probe_lowrank_bound.py``) is too weak as well: on split 6
+    the rest point by point (a one-off study) is too weak as well: on split 6
     class 0 (optimum 92.9, root s(L) 8.85) it gives at most 13.9 at d = 3 and 38.8 even at
     d = 40, because the residual spectrum decays slowly.
 
