@@ -117,8 +117,9 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
     ``_accepts_sparse``
         whether scipy.sparse X is supported (otherwise a ``TypeError`` asks for dense input);
     ``_needs_unlabeled``
-        whether ``fit`` requires at least one unlabeled point (every S3VM does; a supervised
-        baseline does not).
+        whether the solver's problem involves unlabeled points (every S3VM's does; a supervised
+        baseline's does not). Given a fully labeled ``y``, such a solver fits the supervised
+        problem instead (:meth:`_fit_supervised`), as scikit-learn's semi-supervised estimators do.
     """
 
     _accepts_sparse = True
@@ -130,6 +131,20 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
     result_version = 1
 
     # ------------------------------------------------------------------ hooks
+    def _fit_supervised(self, X, y_pm, gram):
+        """One binary problem with every point labeled: the L2-SVM of JMLR 2008 eq. (1) without its
+        unlabeled term (cost C on every point), by the primal solvers of :mod:`solvers._primal` --
+        what an S3VM reduces to when there is nothing to transduce (scikit-learn's convention for a
+        fully labeled ``y``)."""
+        from ._primal import kernel_newton, l2svm_mfn
+
+        if gram is None:
+            res = l2svm_mfn(X, y_pm, float(self.C), lam=1.0, bias="free")
+        else:
+            res = kernel_newton(gram, y_pm, float(self.C))
+        return BinaryFit(np.asarray(res.coef, dtype=float), float(res.intercept), res.n_iter, res.stop_reason,
+                         {"objective": res.objective, "supervised": True})
+
     def _fit_binary(self, X, y_pm, labeled, gram):  # pragma: no cover - abstract
         """Solve one binary problem; ``gram`` is the training Gram matrix (None if linear)."""
         raise NotImplementedError
@@ -195,7 +210,8 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels, numbers or text; ``-1`` marks an unlabeled point (scikit-learn's
             semi-supervised convention; with text labels ``-1`` or ``"-1"``), so it cannot be a
-            class. Text labels mixed with other numbers are refused (ValueError).
+            class. Text labels mixed with other numbers are refused (ValueError). With no
+            unlabeled point the supervised L2-SVM is fitted (:meth:`_fit_supervised`).
 
         Returns
         -------
@@ -209,9 +225,7 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         classes = np.unique(y[labeled])
         if classes.size < 2:
             raise ValueError(f"only one class ({classes[0]!r}) among the labeled points; label at least one point of each class")
-        if self._needs_unlabeled and labeled.all():
-            raise ValueError("the unlabeled set is empty: mark unlabeled points with y == -1 "
-                             "(use the 'svm' baseline for purely supervised training)")
+        supervised = bool(labeled.all()) and self._needs_unlabeled
         self.classes_ = classes
         positives = classes[1:] if classes.size == 2 else classes
         keep = np.asarray(self._expansion_mask(labeled), dtype=bool)
@@ -227,7 +241,7 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         fits = []
         for c in positives:
             y_pm = np.where(labeled, np.where(y == c, 1.0, -1.0), 0.0)
-            fits.append(self._fit_binary(X, y_pm, labeled, gram))
+            fits.append(self._fit_supervised(X, y_pm, gram) if supervised else self._fit_binary(X, y_pm, labeled, gram))
         self.binary_fits_ = fits
         self.intercept_ = np.array([f.intercept for f in fits])
         self.n_iter_ = np.array([f.n_iter for f in fits])

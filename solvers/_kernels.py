@@ -614,7 +614,12 @@ class DeformedKernel:
         """``k~(A, X)`` against the training points, shape (m, n): ``k(A, X) (I + M K)^{-1}``."""
         self._check_fitted()
         KA = np.asarray(self.base_kernel(A, self.X_), dtype=np.float64)
-        return sla.lu_solve(self._lu, KA.T, check_finite=False).T
+        lu, piv = self._lu
+        if not (lu.flags.writeable and piv.flags.writeable):
+            # A factor read back as a read-only memory map (joblib, pickling): scipy 1.17's lu_solve
+            # crashes the process on one, so it gets an ordinary copy.
+            lu, piv = np.array(lu), np.array(piv)
+        return sla.lu_solve((lu, piv), KA.T, check_finite=False).T
 
     def __call__(self, A, B=None) -> np.ndarray:
         """``k~(A, B)`` for any points (``B=None``: ``k~(A, A)``), shape (len(A), len(B))."""

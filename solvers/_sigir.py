@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._balance import check_r, estimate_r, n_positive
-from ._base import BaseS3VM
+from ._base import BaseS3VM, BinaryFit
 from ._validation import check_positive
 
 __all__ = ["LinearProblem", "SIGIRLinearBase", "resolve_problem", "tsvm_objective"]
@@ -144,6 +144,17 @@ class SIGIRLinearBase(BaseS3VM):
         if self.r is not None:
             check_r(self.r)
         check_positive(self.tol, "tol")
+
+    def _fit_supervised(self, X, y_pm, gram):
+        """Every point labeled: SIGIR 2006 eq. (18) without its unlabeled term, by L2-SVM-MFN
+        (:func:`solvers._primal.l2svm_mfn`), in the parametrization the estimator is given."""
+        from ._primal import l2svm_mfn
+
+        prob = resolve_problem(self, y_pm, np.ones(y_pm.size, dtype=bool))
+        res = l2svm_mfn(X, y_pm, prob.c_l, lam=prob.lam, bias=prob.bias, tol=self.tol, max_iter=self.max_mfn_iter)
+        return BinaryFit(np.asarray(res.coef, dtype=float), float(res.intercept), res.n_iter, res.stop_reason,
+                         {"objective": res.objective, "n_mfn": 1, "n_switches": 0, "y_unlabeled": np.empty(0),
+                          "supervised": True})
 
     def fit(self, X, y):
         super().fit(X, y)

@@ -915,11 +915,12 @@ class BranchAndBoundS3VM(BaseS3VM):
         """Fit on labeled and unlabeled points (``y == -1`` marks unlabeled); see the class doc."""
         super().fit(X, y)
         fits = self.binary_fits_
-        self.assigned_labels_ = np.vstack([f.info["labels"] for f in fits])
+        # A fully labeled y has nothing to search: its problem is the supervised one, optimal as solved.
+        self.assigned_labels_ = np.vstack([f.info.get("labels", np.empty(0)) for f in fits])
         self.objective_ = np.array([f.info["objective"] for f in fits])
-        self.lower_bound_ = np.array([f.info["lower_bound"] for f in fits])
-        self.gap_ = np.array([f.info["gap"] for f in fits])
-        self.status_ = [f.info["status"] for f in fits]
+        self.lower_bound_ = np.array([f.info.get("lower_bound", f.info["objective"]) for f in fits])
+        self.gap_ = np.array([f.info.get("gap", 0.0) for f in fits])
+        self.status_ = [f.info.get("status", "optimal") for f in fits]
         stopped = [(i, st) for i, st in enumerate(self.status_) if st != "optimal"]
         if stopped:
             warnings.warn(f"branch and bound stopped by a limit before certifying the optimum of binary problem(s) "

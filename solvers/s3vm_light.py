@@ -408,7 +408,7 @@ class S3VMLight(BaseS3VM):
             super().fit(X, y)
         finally:
             del self._fit_cache
-        self.assigned_labels_ = np.vstack([f.info["y_unlabeled"] for f in self.binary_fits_])
+        self.assigned_labels_ = np.vstack([f.info.get("y_unlabeled", np.empty(0)) for f in self.binary_fits_])
         return self
 
     def _fit_binary(self, X, y_pm, labeled, gram):

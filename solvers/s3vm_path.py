@@ -938,8 +938,8 @@ class S3VMPath(BaseS3VM):
     def fit(self, X, y):
         """Fit on labeled and unlabeled points (``y == -1`` marks unlabeled); see the class doc."""
         super().fit(X, y)
-        self.paths_ = [f.info["path"] for f in self.binary_fits_]
-        self.assigned_labels_ = np.vstack([p.y_unlabeled[-1] for p in self.paths_])
+        self.paths_ = [f.info.get("path") for f in self.binary_fits_]  # None: fully labeled y, no path
+        self.assigned_labels_ = np.vstack([np.empty(0) if p is None else p.y_unlabeled[-1] for p in self.paths_])
         return self
 
     def _fit_binary(self, X, y_pm, labeled, gram):

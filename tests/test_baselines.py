@@ -134,8 +134,8 @@ def test_sparse_rejected_by_dense_solver_and_empty_unlabeled():
     y_semi[20:] = -1
     with pytest.raises(TypeError, match="needs dense X"):
         _DenseOnlyS3VM().fit(sp.csr_matrix(X), y_semi)
-    with pytest.raises(ValueError, match="unlabeled set is empty"):
-        _DenseOnlyS3VM().fit(X, y)
+    full = _DenseOnlyS3VM().fit(X, y)  # every point labeled: the supervised L2-SVM (scikit-learn's convention)
+    assert full.binary_fits_[0].info["supervised"]
     assert isinstance(_DenseOnlyS3VM().fit(X, y_semi), BaseS3VM)
 
 

@@ -518,7 +518,6 @@ def test_refit_identical_params_untouched(name):
     (lambda X, y: (np.where(np.eye(*X.shape, dtype=bool), np.nan, X), y), "NaN"),
     (lambda X, y: (X, -np.ones_like(y)), "no labeled point"),
     (lambda X, y: (X, np.where(np.arange(y.size) < 5, 1, -1)), "only one class"),
-    (lambda X, y: (X, np.arange(y.size) % 2), "unlabeled set is empty"),
 ])
 @pytest.mark.parametrize("name", list(SOLVERS))
 def test_bad_input(name, mutate, match):

@@ -182,3 +182,13 @@ def test_a_line_cut_short_by_a_killed_run_is_recomputed_not_fatal_nor_glued_to(t
     append_line(store, json.dumps(_record("D5", 1, one, one)))  # the next run's record, not glued on
     assert store.read_text().splitlines()[0] == whole
     assert sorted(load_cells(store)) == [("D5", 0), ("D5", 1)]
+
+
+def test_every_shipped_icml2013_line_is_current():
+    # Like the grid's committed cells: the shipped store answers the whole table under the current
+    # declared versions, so a fresh clone reruns none of it.
+    from s3vm_bench.harness import icml2013
+
+    stored = icml2013.load_cells(icml2013.CELLS_FILE)
+    assert len(stored) == 100
+    assert icml2013.missing(stored, list(icml2013.DATASETS), 10) == []

@@ -256,10 +256,10 @@ def test_bad_params(cls, params, err, match):
         cls(**params).fit(X, y)
 
 
-def test_lapsvm_needs_unlabeled_points():
+def test_lapsvm_with_every_point_labeled_fits_the_supervised_problem():
     X, y, _ = small_clusters()
-    with pytest.raises(ValueError, match="unlabeled set is empty"):
-        LapSVM().fit(X, y)
+    est = LapSVM().fit(X, y)
+    assert est.binary_fits_[0].info["supervised"] and est.score(X, y) > 0.9
 
 
 def test_disconnected_graph_warns():

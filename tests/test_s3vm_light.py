@@ -272,10 +272,10 @@ def test_bad_params(params, err, match):
         S3VMLight(**params).fit(X, y)
 
 
-def test_needs_unlabeled_points():
+def test_every_point_labeled_fits_the_supervised_problem():
     X, _, yt = _gauss(n=40)
-    with pytest.raises(ValueError, match="unlabeled set is empty"):
-        S3VMLight().fit(X, yt)
+    est = S3VMLight().fit(X, yt)
+    assert est.binary_fits_[0].info["supervised"] and est.assigned_labels_.shape == (1, 0)
 
 
 # ------------------------------------------------------------------------- hinge loss (p = 1)
