@@ -22,7 +22,6 @@ Rows are the tidy-table dictionaries of :mod:`harness.results` (``append_rows`` 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import math
@@ -375,54 +374,22 @@ def _alarm(seconds):
 
 
 def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
-    """Run one cell (in whatever process it lands); always returns a row, never raises."""
-    from s3vm_bench.data_registry import load_dataset, make_splits
-    from s3vm_bench.solvers import get_solver
+    """Run one cell (in whatever process it lands); always returns a row, never raises.
 
-    from .protocol import ProtocolSettings, run_split
+    The cell's protocol (:func:`harness.protocols.get_protocol`) computes the result fields;
+    this function adds the cell's identity and status, enforces ``time_limit`` (a timeout and
+    any exception become a ``"timeout"`` / ``"failed"`` row with the error, keeping the fields
+    the protocol had already determined) and stamps the row with its provenance (CPU seconds,
+    code hash, package versions, commit, time).
+    """
+    from .protocols import RESULT_FIELDS, get_protocol
 
     row = {"experiment": cell.experiment, "dataset": cell.dataset, "protocol": cell.protocol,
            "split": cell.split, "solver": cell.solver, "params": dict(cell.params)}
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         with _alarm(time_limit) as armed:
-            if cell.protocol == "jmlr2008-pairwise":
-                # JMLR 2008 Table 14: every pair of classes of the split (harness.pairwise).
-                from .pairwise import parent_name, run_pairwise
-
-                settings = ProtocolSettings.for_dataset(parent_name(cell.dataset), **cell.settings)
-                row |= {"kernel": settings.kernel, "sigma": settings.sigma, "C": settings.C,
-                        "C_star": settings.c_star, "r_mode": settings.r_mode}
-                res, info = run_pairwise(get_solver(cell.solver), dict(cell.params), cell.dataset, cell.split,
-                                         cell.n_splits, settings)
-                row["split_seed"] = info["split_seed"]
-                n_binary, extra = info["pairs"], {}
-            else:
-                if cell.protocol == "reference":
-                    # A reference set of harness.optima (e.g. the two-moons realizations): problem
-                    # ``split`` of the set, under the set's settings unless the cell overrides them.
-                    from .reference_sets import get_reference_set
-
-                    ref = get_reference_set(cell.dataset)
-                    ds, split = ref.make(cell.split)
-                    settings = dataclasses.replace(ref.settings, **cell.settings)
-                else:
-                    ds = load_dataset(cell.dataset)
-                    settings = ProtocolSettings.for_dataset(ds.name, **cell.settings)
-                    split = make_splits(ds, cell.protocol, n_splits=cell.n_splits, **cell.split_kwargs)[cell.split]
-                row |= {"split_seed": split.seed, "kernel": settings.kernel, "sigma": settings.sigma,
-                        "C": settings.C, "C_star": settings.c_star, "r_mode": settings.r_mode}
-                if cell.protocol == "icml2006":
-                    # ICML 2006 Sec. 4: parameters are selected on a validation set per split.
-                    from .icml2006 import run_with_validation
-
-                    res, val_err, test_err = run_with_validation(get_solver(cell.solver), dict(cell.params), ds,
-                                                                 split, settings)
-                    extra = {"validation_error": val_err, "test_error": test_err}
-                else:
-                    res = run_split(get_solver(cell.solver), dict(cell.params), ds, split, settings)
-                    extra = {}
-                n_binary = len(res.binary)
+            fields = get_protocol(cell.protocol).run(cell, known=row)
         elapsed = time.perf_counter() - t0
         if time_limit and not armed and elapsed > time_limit:
             # Nothing could interrupt the solver (no alarm outside a main thread): the limit still
@@ -435,9 +402,9 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
         row |= {"status": "failed", "error": "".join(traceback.format_exception(exc))[-4000:],
                 "fit_seconds": time.perf_counter() - t0}
     else:
-        row |= {"objective": res.objective, "unlabeled_error": res.unlabeled_error, "test_error": res.test_error,
-                "fit_seconds": res.fit_seconds, "balance_exact": res.balance_exact, "n_binary": n_binary,
-                "status": "done"} | extra
+        # The common fields, the status, then the protocol's own (e.g. ICML 2006's validation error).
+        row |= ({k: fields[k] for k in RESULT_FIELDS} | {"status": "done"}
+                | {k: v for k, v in fields.items() if k not in RESULT_FIELDS})
     # Stamped where the cell runs, so a row read back from the cache keeps the code it came from.
     from .results import environment_info
 

@@ -288,194 +288,311 @@ def _over_rows(values, n_rows):
                                f"{float(np.mean(values)):.2f}; the paper's averages all {n_rows})")
 
 
-def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCell]:
-    """Per-target-cell values of one spec from its cells' rows (same order as ``planned``)."""
-    done = [(p, r) for p, r in zip(planned, rows) if r.get("status") == "done"]
-    failed = [(p, r) for p, r in zip(planned, rows) if r.get("status") != "done"]
-    out: list[ReportCell] = []
+@dataclass(frozen=True)
+class _AggregateInput:
+    """What every aggregation of one spec reads: the spec, its planned cells split by outcome, the
+    skip reasons by (row label, config index) and the paper's targets (:func:`load_targets`)."""
 
-    def target(row, col):
-        v = targets.get((row, col))
+    spec: TableSpec
+    planned: list
+    done: list  # (planned, row) of the cells with status "done"
+    failed: list  # (planned, row) of the others
+    skipped: dict
+    targets: dict
+
+    def target(self, row: str, col: str) -> tuple:
+        """(value, text, unit) of the paper at (row, column); (None, "", "") where it prints none."""
+        v = self.targets.get((row, col))
         return (v[0], v[1], v[2]) if v else (None, "", "")
 
-    def unit_of(metric, paper_unit):
-        # A cell with no paper value (a stand-in row) takes its metric's own unit.
-        if paper_unit:
-            return paper_unit
-        if metric.endswith("_rate"):
-            return "fraction"
-        return {"seconds_per_binary": "s", "objective": "objective"}.get(metric, "%")
+    def n_failed(self, row_label: str, ci: int) -> int:
+        """Number of failed or timed-out cells of one (row, configuration)."""
+        return sum(1 for p, _ in self.failed if p.row == row_label and p.config == ci)
 
-    if spec.aggregate == "mean":
-        for row_label, _ in spec.rows:
-            for ci, config in enumerate(spec.configs):
-                for suffix, metric in spec.metrics:
-                    r_lab, c_lab = _target_cell(spec, row_label, config, suffix)
-                    pv, pt, pu = target(r_lab, c_lab)
-                    vals = np.array([_metric(r, metric) for p, r in done if p.row == row_label and p.config == ci])
-                    vals = vals[np.isfinite(vals)]
-                    nf = sum(1 for p, _ in failed if p.row == row_label and p.config == ci)
-                    out.append(ReportCell(r_lab, c_lab, unit_of(metric, pu), pv, pt,
-                                          float(vals.mean()) if vals.size else None,
-                                          float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), nf,
-                                          skipped.get((row_label, ci), "")))
-        return out + _stored_optima_cells(spec, planned, target, unit_of)
-    if spec.aggregate == "rank":
-        from scipy.stats import rankdata
 
-        suffix, metric = spec.metrics[0]
-        by_problem: dict = {}
-        for p, r in done:
-            by_problem.setdefault((p.dataset, p.cell.split), {})[p.config] = _metric(r, metric)
-        ranks = {ci: [] for ci in range(len(spec.configs))}
-        complete = [v for v in by_problem.values() if len(v) == len(spec.configs)]
-        for v in complete:
-            order = sorted(v)
-            for ci, rk in zip(order, rankdata([v[ci] for ci in order])):
-                ranks[ci].append(float(rk))
+def _unit_of(metric: str, paper_unit: str) -> str:
+    """The unit of a cell: the paper's where it has a value, else its metric's own (a stand-in row)."""
+    if paper_unit:
+        return paper_unit
+    if metric.endswith("_rate"):
+        return "fraction"
+    return {"seconds_per_binary": "s", "objective": "objective"}.get(metric, "%")
+
+
+def _sample_stats(values) -> tuple:
+    """(mean, sample sd with ddof = 1, count) of ``values``; None for an undefined mean or sd."""
+    vals = np.asarray(values, dtype=float)
+    return (float(vals.mean()) if vals.size else None, float(vals.std(ddof=1)) if vals.size > 1 else None,
+            int(vals.size))
+
+
+#: ``TableSpec.aggregate`` -> function of an :class:`_AggregateInput` returning the report cells.
+_AGGREGATES: dict = {}
+
+
+def _aggregates(name: str):
+    """Register the decorated function as the aggregation ``name`` of :func:`aggregate`."""
+    def register(fn):
+        _AGGREGATES[name] = fn
+        return fn
+    return register
+
+
+@_aggregates("mean")
+def _aggregate_mean(a: _AggregateInput) -> list[ReportCell]:
+    """Mean and split-to-split sd of each metric per (row, configuration), the common case; then the
+    stored optima column where the spec has one (:func:`_stored_optima_cells`)."""
+    spec, out = a.spec, []
+    for row_label, _ in spec.rows:
         for ci, config in enumerate(spec.configs):
-            pv, pt, pu = target(suffix, config.label)
-            vals = np.array(ranks[ci])
-            out.append(ReportCell(suffix, config.label, pu or "rank", pv, pt, float(vals.mean()) if vals.size else None,
-                                  float(vals.std(ddof=1)) if vals.size > 1 else None, int(vals.size), 0,
-                                  "" if vals.size else "no (data set, split) with every method done"))
-        return out
-    if spec.aggregate == "kendall":
-        # JMLR 2008 Table 6: per (data set, split), Kendall's tau between the unlabeled errors and
-        # the objectives of every configuration's solution; mean and sd over the splits.
-        from scipy.stats import kendalltau
-
-        suffix, _ = spec.metrics[0]
-        by_problem = {}
-        for p, r in done:
-            by_problem.setdefault((p.row, p.cell.split), {})[p.config] = (_metric(r, "unlabeled_error"),
-                                                                          _metric(r, "objective"))
-        for row_label, _ in spec.rows:
-            taus = []
-            for (row, _), v in sorted(by_problem.items()):
-                if row == row_label and len(v) == len(spec.configs):
-                    err, obj = zip(*(v[ci] for ci in sorted(v)))
-                    tau = kendalltau(err, obj).statistic  # tau-b: ties (equal errors) are common
-                    if np.isfinite(tau):
-                        taus.append(float(tau))
-            pv, pt, pu = target(row_label, suffix)
-            n_partial = sum(1 for (row, _), v in by_problem.items() if row == row_label and len(v) < len(spec.configs))
-            note = skipped.get((row_label, 0), "") or ("" if taus else "no split with every solution done")
-            if n_partial:
-                note = (note + "; " if note else "") + f"{n_partial} split(s) incomplete, left out"
-            out.append(ReportCell(row_label, suffix, pu or "correlation", pv, pt,
-                                  float(np.mean(taus)) if taus else None,
-                                  float(np.std(taus, ddof=1)) if len(taus) > 1 else None, len(taus), 0, note))
-        return out
-    if spec.aggregate == "success_count":
-        # ICML 2006 Table 2: per (data set, config) and grid setting, the number of splits whose
-        # metric is exactly 0 (no unlabeled error); the best setting's count. n = its splits.
-        suffix, metric = spec.metrics[0]
-        n_grid = max(len(spec.grid), 1)
-        hits: dict = {}
-        for p, r in done:
-            k = hits.setdefault((p.row, p.config), {}).setdefault(p.grid, [0, 0])
-            k[0] += int(_metric(r, metric) == 0.0)
-            k[1] += 1
-        for row_label, _ in spec.rows:
-            for ci, config in enumerate(spec.configs):
+            for suffix, metric in spec.metrics:
                 r_lab, c_lab = _target_cell(spec, row_label, config, suffix)
-                pv, pt, pu = target(r_lab, c_lab)
-                g = hits.get((row_label, ci), {})
-                nf = sum(1 for p, _ in failed if p.row == row_label and p.config == ci)
-                note = skipped.get((row_label, ci), "")
-                val = sd = None
-                n = 0
-                if g:
-                    best = max(g.values(), key=lambda kn: (kn[0], kn[1]))
-                    val, n = float(best[0]), best[1]
-                    sd = math.sqrt(val * (n - val) / n)  # binomial sd of a count of n trials
-                    full = max(kn[1] for kn in g.values())
-                    incomplete = sum(1 for kn in g.values() if kn[1] < full) + n_grid - len(g)
-                    if incomplete:
-                        note = f"{n_grid - incomplete} of {n_grid} settings with all {full} splits"
-                out.append(ReportCell(r_lab, c_lab, pu or "count", pv, pt, val, sd, n, nf, note))
-        return out
-    if spec.aggregate == "model_selection":
-        # ICML 2006 Sec. 4, Tables 4-5: per (data set, config), over the grid settings of each
-        # split, the error at the validation-selected setting ("selected") and the minimum of the
-        # mean error over the settings ("best"); only splits with every setting done count, so
-        # that both numbers rest on the same splits and the same grid.
-        n_grid = max(len(spec.grid), 1)
-        per: dict = {}
-        for p, r in done:
-            per.setdefault((p.row, p.config), {}).setdefault(p.cell.split, {})[p.grid] = r
-        results: dict = {}
-        for (row_label, ci), by_split in per.items():
-            complete = sorted(s for s, g in by_split.items() if len(g) == n_grid)
-            for _, metric in spec.metrics:
-                if not complete:
-                    continue
-                grids = [[by_split[s][gi] for gi in range(n_grid)] for s in complete]
-                V = np.array([[_metric(r, "validation_error") for r in g] for g in grids])
-                if not np.isfinite(V).all():
-                    raise ValueError(f"{spec.key}: aggregate 'model_selection' needs the validation error of every "
-                                     f"cell (protocol 'icml2006'); {row_label} / {spec.configs[ci].label} lacks it")
-                E = np.array([[_metric(r, metric) for r in g] for g in grids])
-                results[(row_label, ci, metric)] = (select_and_best(E, V), len(by_split) - len(complete))
-        for ci, config in enumerate(spec.configs):
-            for kind in ("selected", "best"):
-                for row_label, _ in spec.rows:
-                    for suffix, metric in spec.metrics:
-                        r_lab, c_lab = _target_cell(spec, row_label, config, f"{suffix} {kind}")
-                        pv, pt, pu = target(r_lab, c_lab)
-                        nf = sum(1 for p, _ in failed if p.row == row_label and p.config == ci)
-                        note = skipped.get((row_label, ci), "")
-                        got = results.get((row_label, ci, metric))
-                        if got is None:
-                            n_part = len(per.get((row_label, ci), {}))
-                            out.append(ReportCell(r_lab, c_lab, unit_of(metric, pu), pv, pt, None, None, 0, nf,
-                                                  note or (f"no split with all {n_grid} settings done"
-                                                           if n_part else "")))
-                            continue
-                        sb, n_incomplete = got
-                        val, sd = (sb.selected, sb.selected_std) if kind == "selected" else (sb.best, sb.best_std)
-                        if n_incomplete:
-                            note = f"{n_incomplete} split(s) with an incomplete grid left out"
-                        out.append(ReportCell(r_lab, c_lab, unit_of(metric, pu), pv, pt, val, sd, sb.n, nf, note))
-        return out
-    # relative_improvement / variance over the settings grid (JMLR 2008 Tables 9 and 10)
+                pv, pt, pu = a.target(r_lab, c_lab)
+                vals = np.array([_metric(r, metric) for p, r in a.done if p.row == row_label and p.config == ci])
+                mean, sd, n = _sample_stats(vals[np.isfinite(vals)])
+                out.append(ReportCell(r_lab, c_lab, _unit_of(metric, pu), pv, pt, mean, sd, n,
+                                      a.n_failed(row_label, ci), a.skipped.get((row_label, ci), "")))
+    return out + _stored_optima_cells(spec, a.planned, a.target, _unit_of)
+
+
+@_aggregates("rank")
+def _aggregate_rank(a: _AggregateInput) -> list[ReportCell]:
+    """Mean rank of each configuration over the (data set, split) problems every configuration
+    solved (rank 1 = lowest metric; ties share the mean rank, ``scipy.stats.rankdata``)."""
+    from scipy.stats import rankdata
+
+    spec = a.spec
     suffix, metric = spec.metrics[0]
-    n_grid = len(spec.grid)
-    per = {}
-    for p, r in done:
+    by_problem: dict = {}
+    for p, r in a.done:
+        by_problem.setdefault((p.dataset, p.cell.split), {})[p.config] = _metric(r, metric)
+    ranks = {ci: [] for ci in range(len(spec.configs))}
+    for v in (v for v in by_problem.values() if len(v) == len(spec.configs)):
+        order = sorted(v)
+        for ci, rk in zip(order, rankdata([v[ci] for ci in order])):
+            ranks[ci].append(float(rk))
+    out = []
+    for ci, config in enumerate(spec.configs):
+        pv, pt, pu = a.target(suffix, config.label)
+        mean, sd, n = _sample_stats(ranks[ci])
+        out.append(ReportCell(suffix, config.label, pu or "rank", pv, pt, mean, sd, n, 0,
+                              "" if n else "no (data set, split) with every method done"))
+    return out
+
+
+@_aggregates("kendall")
+def _aggregate_kendall(a: _AggregateInput) -> list[ReportCell]:
+    """JMLR 2008 Table 6: per (data set, split), Kendall's tau-b between the unlabeled errors and
+    the objectives of every configuration's solution; mean and sd over the splits."""
+    from scipy.stats import kendalltau
+
+    spec = a.spec
+    suffix, _ = spec.metrics[0]
+    by_problem: dict = {}
+    for p, r in a.done:
+        by_problem.setdefault((p.row, p.cell.split), {})[p.config] = (_metric(r, "unlabeled_error"),
+                                                                      _metric(r, "objective"))
+    out = []
+    for row_label, _ in spec.rows:
+        taus = []
+        for (row, _), v in sorted(by_problem.items()):
+            if row == row_label and len(v) == len(spec.configs):
+                err, obj = zip(*(v[ci] for ci in sorted(v)))
+                tau = kendalltau(err, obj).statistic  # tau-b: ties (equal errors) are common
+                if np.isfinite(tau):
+                    taus.append(float(tau))
+        pv, pt, pu = a.target(row_label, suffix)
+        n_partial = sum(1 for (row, _), v in by_problem.items() if row == row_label and len(v) < len(spec.configs))
+        note = a.skipped.get((row_label, 0), "") or ("" if taus else "no split with every solution done")
+        if n_partial:
+            note = (note + "; " if note else "") + f"{n_partial} split(s) incomplete, left out"
+        mean, sd, n = _sample_stats(taus)
+        out.append(ReportCell(row_label, suffix, pu or "correlation", pv, pt, mean, sd, n, 0, note))
+    return out
+
+
+@_aggregates("success_count")
+def _aggregate_success_count(a: _AggregateInput) -> list[ReportCell]:
+    """ICML 2006 Table 2: per (data set, config) and grid setting, the number of splits whose metric
+    is exactly 0 (no unlabeled error); the best setting's count, with the binomial sd
+    ``sqrt(k (n - k) / n)`` of k successes in its n splits as spread."""
+    spec = a.spec
+    suffix, metric = spec.metrics[0]
+    n_grid = max(len(spec.grid), 1)
+    hits: dict = {}
+    for p, r in a.done:
+        k = hits.setdefault((p.row, p.config), {}).setdefault(p.grid, [0, 0])
+        k[0] += int(_metric(r, metric) == 0.0)
+        k[1] += 1
+    out = []
+    for row_label, _ in spec.rows:
+        for ci, config in enumerate(spec.configs):
+            r_lab, c_lab = _target_cell(spec, row_label, config, suffix)
+            pv, pt, pu = a.target(r_lab, c_lab)
+            g = hits.get((row_label, ci), {})
+            note = a.skipped.get((row_label, ci), "")
+            val = sd = None
+            n = 0
+            if g:
+                best = max(g.values(), key=lambda kn: (kn[0], kn[1]))
+                val, n = float(best[0]), best[1]
+                sd = math.sqrt(val * (n - val) / n)  # binomial sd of a count of n trials
+                full = max(kn[1] for kn in g.values())
+                incomplete = sum(1 for kn in g.values() if kn[1] < full) + n_grid - len(g)
+                if incomplete:
+                    note = f"{n_grid - incomplete} of {n_grid} settings with all {full} splits"
+            out.append(ReportCell(r_lab, c_lab, pu or "count", pv, pt, val, sd, n, a.n_failed(row_label, ci), note))
+    return out
+
+
+def _model_selection_results(a: _AggregateInput, per: dict, n_grid: int) -> dict:
+    """``{(row label, config, metric): (SelectedAndBest, number of splits left out)}`` over the
+    splits of each (row, config) with every grid setting done (``per``: row, config -> split ->
+    grid index -> row). ValueError if a cell lacks its validation error (not protocol icml2006)."""
+    results: dict = {}
+    for (row_label, ci), by_split in per.items():
+        complete = sorted(s for s, g in by_split.items() if len(g) == n_grid)
+        for _, metric in a.spec.metrics:
+            if not complete:
+                continue
+            grids = [[by_split[s][gi] for gi in range(n_grid)] for s in complete]
+            V = np.array([[_metric(r, "validation_error") for r in g] for g in grids])
+            if not np.isfinite(V).all():
+                raise ValueError(f"{a.spec.key}: aggregate 'model_selection' needs the validation error of every "
+                                 f"cell (protocol 'icml2006'); {row_label} / {a.spec.configs[ci].label} lacks it")
+            E = np.array([[_metric(r, metric) for r in g] for g in grids])
+            results[(row_label, ci, metric)] = (select_and_best(E, V), len(by_split) - len(complete))
+    return results
+
+
+@_aggregates("model_selection")
+def _aggregate_model_selection(a: _AggregateInput) -> list[ReportCell]:
+    """ICML 2006 Sec. 4, Tables 4-5: per (data set, config), the error at the validation-selected
+    grid setting of each split ("selected") and the minimum over the settings of the mean error
+    ("best"), :func:`select_and_best`. Only splits with every setting done count, so that both
+    numbers rest on the same splits and the same grid."""
+    spec = a.spec
+    n_grid = max(len(spec.grid), 1)
+    per: dict = {}
+    for p, r in a.done:
+        per.setdefault((p.row, p.config), {}).setdefault(p.cell.split, {})[p.grid] = r
+    results = _model_selection_results(a, per, n_grid)
+    out = []
+    for ci, config in enumerate(spec.configs):
+        for kind in ("selected", "best"):
+            for row_label, _ in spec.rows:
+                for suffix, metric in spec.metrics:
+                    r_lab, c_lab = _target_cell(spec, row_label, config, f"{suffix} {kind}")
+                    pv, pt, pu = a.target(r_lab, c_lab)
+                    nf, note = a.n_failed(row_label, ci), a.skipped.get((row_label, ci), "")
+                    got = results.get((row_label, ci, metric))
+                    if got is None:
+                        n_part = len(per.get((row_label, ci), {}))
+                        out.append(ReportCell(r_lab, c_lab, _unit_of(metric, pu), pv, pt, None, None, 0, nf,
+                                              note or (f"no split with all {n_grid} settings done" if n_part else "")))
+                        continue
+                    sb, n_incomplete = got
+                    val, sd = (sb.selected, sb.selected_std) if kind == "selected" else (sb.best, sb.best_std)
+                    if n_incomplete:
+                        note = f"{n_incomplete} split(s) with an incomplete grid left out"
+                    out.append(ReportCell(r_lab, c_lab, _unit_of(metric, pu), pv, pt, val, sd, sb.n, nf, note))
+    return out
+
+
+def _per_grid_setting(a: _AggregateInput) -> dict:
+    """``{(row label, config): {grid index: metric}}`` of the spec's first metric (one split per setting)."""
+    _, metric = a.spec.metrics[0]
+    per: dict = {}
+    for p, r in a.done:
         per.setdefault((p.row, p.config), {})[p.grid] = _metric(r, metric)
-    if spec.aggregate == "relative_improvement":
-        means = {ci: [] for ci in range(len(spec.configs))}
-        for row_label, _ in spec.rows:
-            for ci, config in enumerate(spec.configs):
-                g = per.get((row_label, ci), {})
-                pv, pt, pu = target(row_label, config.label)
-                val = None
-                if 0 in g and len(g) == n_grid:
-                    e0, best = g[0], min(g.values())
-                    val = 0.0 if e0 == 0 else 100.0 * (e0 - best) / e0
-                    means[ci].append(val)
-                note = skipped.get((row_label, ci), "" if val is not None else f"{len(g)} of {n_grid} settings done")
-                out.append(ReportCell(row_label, config.label, pu or "rel%", pv, pt, val, None, len(g), 0, note))
+    return per
+
+
+@_aggregates("relative_improvement")
+def _aggregate_relative_improvement(a: _AggregateInput) -> list[ReportCell]:
+    """JMLR 2008 Table 9: per (data set, method), the relative improvement ``100 (e0 - min e) / e0``
+    of the best setting of the grid over its first (default) setting, and its mean over the data
+    sets (:func:`_over_rows`)."""
+    spec = a.spec
+    n_grid = len(spec.grid)
+    per = _per_grid_setting(a)
+    means = {ci: [] for ci in range(len(spec.configs))}
+    out = []
+    for row_label, _ in spec.rows:
         for ci, config in enumerate(spec.configs):
-            pv, pt, pu = target("Mean", config.label)
-            mean, n, note = _over_rows(means[ci], len(spec.rows))
-            out.append(ReportCell("Mean", config.label, pu or "rel%", pv, pt, mean, None, n, 0, note))
-        return out
-    if spec.aggregate == "variance":
-        sds = []
-        for ci, config in enumerate(spec.configs):
-            vs = [float(np.var(list(g.values()))) for (row, c), g in per.items() if c == ci and len(g) == n_grid]
-            pv, pt, pu = target(suffix, config.label)
-            mean, n, note = _over_rows(vs, len(spec.rows))
-            out.append(ReportCell(suffix, config.label, pu or "variance", pv, pt, mean, None, n, 0, note))
-            # The same spread as a standard deviation (in %), shown beside it without a paper value:
-            # the paper's numbers are on that scale (see the spec's note).
-            mean, n, note = _over_rows(list(np.sqrt(vs)), len(spec.rows))
-            sds.append(ReportCell("average sd (%)", config.label, "%", None, "", mean, None, n, 0, note))
-        return out + sds
-    raise ValueError(f"unknown aggregate {spec.aggregate!r} in spec {spec.key}")
+            g = per.get((row_label, ci), {})
+            pv, pt, pu = a.target(row_label, config.label)
+            val = None
+            if 0 in g and len(g) == n_grid:
+                e0, best = g[0], min(g.values())
+                val = 0.0 if e0 == 0 else 100.0 * (e0 - best) / e0
+                means[ci].append(val)
+            note = a.skipped.get((row_label, ci), "" if val is not None else f"{len(g)} of {n_grid} settings done")
+            out.append(ReportCell(row_label, config.label, pu or "rel%", pv, pt, val, None, len(g), 0, note))
+    for ci, config in enumerate(spec.configs):
+        pv, pt, pu = a.target("Mean", config.label)
+        mean, n, note = _over_rows(means[ci], len(spec.rows))
+        out.append(ReportCell("Mean", config.label, pu or "rel%", pv, pt, mean, None, n, 0, note))
+    return out
+
+
+@_aggregates("variance")
+def _aggregate_variance(a: _AggregateInput) -> list[ReportCell]:
+    """JMLR 2008 Table 10: per method, the variance of the metric over the settings grid, averaged
+    over the data sets (:func:`_over_rows`); then the same spread as an average sd (in %), without
+    a paper value (the paper's numbers are on that scale, see the spec's note)."""
+    spec = a.spec
+    suffix, _ = spec.metrics[0]
+    n_grid = len(spec.grid)
+    per = _per_grid_setting(a)
+    out, sds = [], []
+    for ci, config in enumerate(spec.configs):
+        vs = [float(np.var(list(g.values()))) for (row, c), g in per.items() if c == ci and len(g) == n_grid]
+        pv, pt, pu = a.target(suffix, config.label)
+        mean, n, note = _over_rows(vs, len(spec.rows))
+        out.append(ReportCell(suffix, config.label, pu or "variance", pv, pt, mean, None, n, 0, note))
+        mean, n, note = _over_rows(list(np.sqrt(vs)), len(spec.rows))
+        sds.append(ReportCell("average sd (%)", config.label, "%", None, "", mean, None, n, 0, note))
+    return out + sds
+
+
+def aggregate(spec: TableSpec, planned, rows, skipped, targets) -> list[ReportCell]:
+    """Per-target-cell values of one spec from its cells' rows (same order as ``planned``).
+
+    Dispatches on ``spec.aggregate`` to the function registered for it (:data:`_AGGREGATES`):
+    ``mean`` (mean and split-to-split sd), ``rank`` (mean rank over problems), ``kendall`` (JMLR
+    2008 Table 6), ``success_count`` (ICML 2006 Table 2), ``model_selection`` (ICML 2006 Tables
+    4-5), ``relative_improvement`` and ``variance`` (JMLR 2008 Tables 9 and 10). Where a paper
+    cell sits (row and column labels) follows ``spec.layout`` (:func:`_target_cell`).
+
+    Parameters
+    ----------
+    spec : TableSpec
+    planned : list of _Planned
+        The spec's cells (:func:`build_cells`).
+    rows : list of dict
+        The result row of each planned cell, in the same order; rows whose ``status`` is not
+        ``"done"`` count as failed.
+    skipped : dict
+        ``{(row label, config index): reason}`` of the cells not run.
+    targets : dict
+        The paper's values, :func:`load_targets`.
+
+    Returns
+    -------
+    list of ReportCell
+
+    Raises
+    ------
+    ValueError
+        For an aggregate no function is registered for.
+    """
+    fn = _AGGREGATES.get(spec.aggregate)
+    if fn is None:
+        raise ValueError(f"unknown aggregate {spec.aggregate!r} in spec {spec.key}; known: {sorted(_AGGREGATES)}")
+    done = [(p, r) for p, r in zip(planned, rows) if r.get("status") == "done"]
+    failed = [(p, r) for p, r in zip(planned, rows) if r.get("status") != "done"]
+    return fn(_AggregateInput(spec, planned, done, failed, skipped, targets))
 
 
 def _stored_optima_cells(spec: TableSpec, planned, target, unit_of) -> list[ReportCell]:
