@@ -21,12 +21,14 @@ label in sorted order, as in scikit-learn; it is never "whichever label appears 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -107,6 +109,17 @@ def _text_labels(y) -> np.ndarray:
         raise ValueError(f"y mixes text class labels with numbers ({numbers[0]!r}): use text labels for every "
                          f"class, and {UNLABELED} or '{UNLABELED}' for unlabeled points")
     return np.array([str(v) for v in flat]).reshape(y.shape)
+
+
+#: Stop reasons that name a limit rather than a convergence criterion (a prefix ``max_`` does too).
+_LIMIT_REASONS = ("node_limit", "time_limit")
+
+
+def _stopped_by_limit(reason) -> bool:
+    """Whether a solver's ``stop_reason`` says an iteration, node or time limit stopped it."""
+    text = str(reason or "")
+    return any(part.strip().startswith("max_") or part.strip() in _LIMIT_REASONS or "LIMIT" in part
+               for part in text.split(";"))
 
 
 class BaseS3VM(ClassifierMixin, BaseEstimator):
@@ -246,6 +259,12 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         self.intercept_ = np.array([f.intercept for f in fits])
         self.n_iter_ = np.array([f.n_iter for f in fits])
         self.stop_reason_ = [f.stop_reason for f in fits]
+        limited = [(i, str(r)) for i, r in enumerate(self.stop_reason_) if _stopped_by_limit(r)]
+        if limited:
+            warnings.warn(f"{type(self).__name__} stopped by a limit, not by its convergence criterion, in binary "
+                          f"problem(s) {', '.join(f'{i} ({r})' for i, r in limited)}: the result is the last iterate; "
+                          "raise the limit (max_iter and the like) for a converged one", ConvergenceWarning,
+                          stacklevel=2)
         coefs = np.vstack([f.coef for f in fits])
         if self.kernel == "linear":
             self.coef_ = coefs

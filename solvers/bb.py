@@ -70,12 +70,10 @@ from __future__ import annotations
 import itertools
 import math
 import time
-import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
@@ -921,12 +919,6 @@ class BranchAndBoundS3VM(BaseS3VM):
         self.lower_bound_ = np.array([f.info.get("lower_bound", f.info["objective"]) for f in fits])
         self.gap_ = np.array([f.info.get("gap", 0.0) for f in fits])
         self.status_ = [f.info.get("status", "optimal") for f in fits]
-        stopped = [(i, st) for i, st in enumerate(self.status_) if st != "optimal"]
-        if stopped:
-            warnings.warn(f"branch and bound stopped by a limit before certifying the optimum of binary problem(s) "
-                          f"{', '.join(f'{i} ({st})' for i, st in stopped)}: the labeling is the best found "
-                          f"(gap {max(self.gap_[i] for i, _ in stopped):.3g}); raise node_limit/time_limit",
-                          ConvergenceWarning, stacklevel=2)
         return self
 
     def _initial_labels(self, X, y_pm, labeled, k, c_star):

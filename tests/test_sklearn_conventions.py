@@ -36,3 +36,22 @@ def test_a_fully_labeled_y_fits_the_supervised_l2_svm():
         est = get_solver(name)(sigma=1.0, C=2.0).fit(X, y)
         assert est.binary_fits_[0].info["supervised"]
         np.testing.assert_allclose(est.decision_function(X), ref, rtol=1e-6, atol=1e-6)
+
+
+def test_a_limit_that_stops_a_solver_is_a_convergence_warning():
+    import warnings
+
+    import pytest
+    from sklearn.exceptions import ConvergenceWarning
+
+    from s3vm_bench.solvers.svm import SVM
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] + 0.5 * rng.normal(size=40) > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match=r"SVM stopped by a limit.*\(max_iter\)"):
+        est = SVM(sigma=1.0, C=10.0, max_iter=1).fit(X, y)
+    assert est.stop_reason_ == ["max_iter"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert SVM(sigma=1.0, C=10.0).fit(X, y).stop_reason_ != ["max_iter"]  # converged: no warning
