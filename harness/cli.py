@@ -322,7 +322,11 @@ def _figures(args) -> int:
         return 2
     unknown = [n for n in names if n not in FIGURES]
     if unknown:
-        print(f"error: unknown figure(s) {', '.join(unknown)}; see `s3vm-bench figures --list`", file=sys.stderr)
+        import difflib
+
+        hints = [f"{n} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(n, list(FIGURES), n=1, cutoff=0.6))
+                 else n for n in unknown]
+        print(f"error: unknown figure(s) {', '.join(hints)}; see `s3vm-bench figures --list`", file=sys.stderr)
         return 2
     from ._atomic import atomic_write
 

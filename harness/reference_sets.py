@@ -32,6 +32,7 @@ order, labeled labels, n_lab, the balance target k, kernel, sigma, C, C*).
 
 from __future__ import annotations
 
+import difflib
 import dataclasses
 import hashlib
 import json
@@ -112,7 +113,9 @@ def get_reference_set(name: str) -> ReferenceSet:
     try:
         return REFERENCE_SETS[name]
     except KeyError:
-        raise ValueError(f"no reference optima for {name!r}; reference sets: {', '.join(REFERENCE_SETS)}") from None
+        close = difflib.get_close_matches(str(name), list(REFERENCE_SETS), n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"no reference optima for {name!r}.{hint} Reference sets: {', '.join(REFERENCE_SETS)}") from None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ printed at the top of each report.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 __all__ = ["Config", "TableSpec", "SPECS", "EXTERNAL", "UNSPECIFIED", "get_spec", "JMLR_ROWS", "JMLR_METHODS",
@@ -634,5 +635,8 @@ def get_spec(key: str) -> TableSpec:
         why = UNSPECIFIED.get(key)
         if why:
             raise ValueError(f"{key} has no spec yet: {why}")
-        raise ValueError(f"unknown table {key!r}; known: {', '.join(sorted(SPECS))}")
+        close = difflib.get_close_matches(str(key), list(SPECS) + list(EXTERNAL), n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown table {key!r}.{hint} Known: {', '.join(sorted(SPECS))} "
+                         "(`s3vm-bench reproduce --list`)")
     return SPECS[key]

@@ -216,6 +216,8 @@ def test_cli_reproduce_list_and_errors(capsys, monkeypatch):
     assert "jmlr2008-table8" in out and "(no spec: a reason)" in out
     assert main(["reproduce", "jmlr2008-table99"]) == 2
     assert "unknown table" in capsys.readouterr().err
+    assert main(["reproduce", "jmlr2008-tabel8", "--plan"]) == 2
+    assert "Did you mean 'jmlr2008-table8'?" in capsys.readouterr().err
     assert main(["reproduce", "jmlr2008-table98"]) == 2
     assert "a reason" in capsys.readouterr().err
     assert main(["reproduce"]) == 2
