@@ -30,56 +30,9 @@ search may also be seeded with a labeling stored for *another split of the same 
 labeling fits this split's labeled points (``seed_from`` names the entry it came from); as the
 splits of a set differ only in which points are labeled, such labelings are also a consistency
 check: none may beat a certified optimum (``tests/test_bb.py`` checks this on the shipped Coil3 store).
-The certificates of other splits do not prune much, though: with C == C*, split t's certified
-optimum bounds every labeling that fits t's labeled points, but used as a pruning rule in a
-Coil3 search (product rule, seeded with the optimum) it cut 10 nodes of 34,765 on split 1
-class 1 and 1 of 12,629 on split 5 class 0 -- wrong subtrees die before all six of t's points
-are labeled -- so it was not kept. Nor was its stronger form (stop 38, current search): a
-completion that beats the incumbent must give one of t's still-free labeled points its other
-label, so the node bound is at least the smallest other-label look-ahead bound among them (or
-t's optimum once all are labeled as in t); with the seven other certified class-1 splits it took
-split 4 class 1 from 30,539 to 30,367 nodes and split 2 class 1 from 222,533 to 215,959, for more
-CPU. Branching on the other splits' labeled points first, so that the rule could strike early,
-is worse: split 1 class 1 (six certified class-1 splits, 34 such points) was still open after
-200,000 nodes (lower bound 29.3 of 101.08), where the product rule alone certifies it in 34,822.
-
-What the shipped files say about the search (one BLAS thread, node limits, ``--seed-truth``):
-the two-moons realizations certify in well under a second, every optimum their true labeling.
-All 30 Coil3 problems (210 unlabeled, C = C* = 100) are certified (since stop 41), 28 of them
-after 66k-18.6M nodes (most searched before label fixing and the refined look-ahead bounds,
-which take 2-4x fewer nodes), split 0 class 1 after 20.4M in one resumed chain and split 7
-class 1 after 66.6M in one (25M in stops 36-38, then 41.6M in 2786 s on one core), at its true
-labeling. A depth-first search stopped early proves little: its lower bound is that of the
-shallowest pending node, which was 24.8 for split 7 class 1 against the truth's 101.08 until
-the last of its pending subtrees closed. The true
-labeling is *not* always the optimum: the class-2 problems of splits 2, 7, 8 and 9 certify at
-94.06, 97.74, 79.35 and 82.29 against the truth's 117.79, and split 0's class-1 problem at
-79.35 (split 8 class 2's labeling) against the truth's 101.08 (45-46% of their unlabeled points
-labeled otherwise). Split 0 class 1 shows what an incumbent far above the optimum costs: open
-after 10M nodes from scratch with the truth (101.08) as the incumbent, its resumed search found
-the 79.35 labeling deep in a pending subtree and then closed the rest in 10.4M nodes (2004 s);
-seeded with that labeling, a search from scratch certifies it in 1.79M nodes (135 s, one core;
-asv's ``bench_bb.Certify`` times such certifications).
-The four optima below their truth are all "viewing angle" labelings: +1 on two 12-view windows
-180 degrees apart in each of the three cars (23-25 views per car). No stored labeling of any class
-fits split 7 class 1 except the truth, and window labelings made to fit its labeled points reach
-123 at best (stop 41: the 3000 best-aligned of the 16,896 placements of one window pair per car
-that fit, 218 at best; aligned windows and the stored labelings with the offending labels
-repaired, then improved by label swaps, 123): its certificate at the truth's 101.08 agrees.
-
-How far an open problem is from a certificate cannot be told in advance. Knuth's random-dive estimate of
-the proof tree (incumbent = the best labeling known) ran low before (product rule, before label
-fixing: 8.5e3, 1.9e4, 3.2e4 on problems that needed 12.6k, 34.8k, 270k) and runs lower with the
-current search (stop 38, nips rule, fixing, refined bounds, 2000 dives): 405-3,365 nodes on the
-six problems of splits 1 and 4, which need 18.2k-68.5k -- 15-87x low, because the dives end
-after a median of 2-6 branchings while the proof's weight lies in long paths of likely labels.
-Dives that favour the child with more room under the incumbent (probability proportional to the
-gap to the incumbent raised to the power 1-4, weights corrected) were still 2-18x low. The
-tree-weight measure of the fraction closed (each pruned node closing 2^-depth) is no better: it
-is still below 0.02 after 80% of the nodes, as depth-first search closes the heavy shallow
-subtrees last. For the two problems then open (split 0 and split 7 of class 1) the uniform
-dives gave 2.7e3 and 9.9e4 nodes; they needed 20.4M and 66.6M. A better incumbent (split 0
-class 1: 1.79M nodes once seeded with its optimum) helps far more than a larger node limit.
+What the shipped optima cost to certify, which of them differ from the true labeling, and which
+search variants were tried and not kept is recorded in ``reports/DIFFERENCES.md`` ("Branch and
+bound: the search and its cost").
 """
 
 from __future__ import annotations
@@ -364,10 +317,8 @@ def _labelings_from_other_splits(set_name: str, problem: BinaryProblem, i: int, 
     objective does not even depend on the split. On Coil3 (three classes of 72 images, so every
     one-versus-rest problem has 72 positives) this crosses classes: the certified class-2 optimum
     of split 8 (79.353, 46% of its unlabeled points off the class-2 truth) fits the labeled points
-    of split 0's *class-1* problem and is its optimum: with the true labeling (101.076) as the
-    incumbent, split 0 class 1 stayed open for 27M nodes over seven searches, and the last one,
-    resumed from the frontier of a 10M-node search, found this labeling itself and closed after
-    10.4M more nodes (stop 41). Until then only labelings of the same class seeded a search.
+    of split 0's *class-1* problem and is its optimum (``reports/DIFFERENCES.md``, "Branch and
+    bound", has what finding it by search alone cost).
     Only other splits' problems are read: two classes of one split label each other's labeled
     points differently. Splits of different data (the two-moons realizations) give none.
     Returns ``{entry key: labels_to_str}`` of this problem's unlabeled points.

@@ -115,7 +115,7 @@ def get_reference_set(name: str) -> ReferenceSet:
     except KeyError:
         close = difflib.get_close_matches(str(name), list(REFERENCE_SETS), n=1, cutoff=0.6)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"no reference optima for {name!r}.{hint} Reference sets: {', '.join(REFERENCE_SETS)}") from None
+        raise ValueError(f"no reference optima for {name!r}.{hint} The reference sets: {', '.join(REFERENCE_SETS)}") from None
 
 
 @dataclass(frozen=True)

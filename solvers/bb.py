@@ -391,44 +391,9 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
 
     Notes
     -----
-    Coil3 (210 unlabeled, sigma = 3000, C = C* = 100) takes tens of thousands to millions of
-    nodes per one-versus-rest problem with the best known labeling as incumbent: 66k-18.6M for
-    28 of the 30 stored certified ones (most searched before fixing and the refined bounds),
-    20.4M for split 0 class 1, whose incumbent was 27% above its optimum until its search found
-    it (1.79M once seeded with it), and 66.6M for split 7 class 1, whose pending subtrees kept
-    its lower bound at 24.8 of 101.08 until the last one closed. The compiled node kernels
-    (:mod:`solvers._bb_kernels`) run about 10k nodes per second on one core of the shared 2-core
-    machine (the other busy): split 2 class 0 in
-    6.5 s (72875 nodes; 37.2 s with the NumPy kernels in the same run), split 1 class 1 in
-    13.5 s (133876 nodes; 64.3 s). Along the optimal path s(L) stays below 45 up to depth 120 while the optimum is
-    92.9, and the first wrong label of a subtree costs only s = 40-85, so wrong subtrees are
-    searched to depth 150-200. Stronger completion bounds were tried and found too weak to
-    ship (issue 6): the free points are strongly coupled (after projecting out the support
-    vectors, a greedy search among the 80 most promising free points finds only 3-4 with
-    pairwise correlations <= 0.1, and the top eigenvalue of the projected kernel is 15-60 times
-    its mean diagonal), so dual bounds that give every free point its own multiplier -- with
-    the coupling bounded by an eigenvalue, by a dominating diagonal, or over a weakly coupled
-    subset -- add only 0-6 to s(L) where 25-50 is needed, and the SDP relaxation of the whole
-    problem (De Bie and Cristianini 2004; solved to SCS accuracy) gives 10.8 at the root,
-    below s(L) = 12.5. Treating the top d eigen-directions of the free points' kernel exactly and
-    the rest point by point (a one-off study) is too weak as well: on split 6
-    class 0 (optimum 92.9, root s(L) 8.85) it gives at most 13.9 at d = 3 and 38.8 even at
-    d = 40, because the residual spectrum decays slowly.
-
-    The per-point look-ahead bounds along Proposition 1's ray alone are loose deep in the tree:
-    on split 4 class 0, with 60 or 100 of the true labels assigned at random, they capture a
-    median 2-16% of the exact increase s(L + {x, y}) - s(L) (the ray stops at the first support
-    vector whose multiplier reaches 0), while the L2-SVM restricted to the parent's support
-    vectors and x captures 95-100% of it (medians 99-100%). With the exact child values as
-    look-ahead bounds (one warm-started solve per free point and label) split 4 class 2 needed
-    15.6k nodes instead of 43.7k, for some 60x the work per node. Continuing the ray past the
-    dropped support vectors (:func:`_bb_kernels._refine`), only where the uncut maximum could
-    reach the prune level, gets most of that cheaply: 18.2k nodes there. Measured on the six
-    problems of Coil3 splits 1 and 4 seeded with their optimum (CPU seconds, one core, the other
-    busy): fixing alone explored 35-45% fewer nodes than neither and took 17-31% less CPU
-    (also split 2 classes 0-1); the refined bounds then 49-58% fewer nodes again, for 30-38% less
-    CPU: split 4 (three problems) in 7.7 s and 77k nodes (171k with fixing alone, 294k with
-    neither), split 1 in 15.9 s and 156k nodes (329k, 514k).
+    The cost of the search on the shipped Coil3 problems, and the stronger bounds that were tried
+    and found too weak to ship, are recorded in ``reports/DIFFERENCES.md`` ("Branch and bound: the
+    search and its cost").
     """
     K, y, u, n_pos, C, C_star = _check_problem(K, y, n_pos, C, C_star)
     parts = None if frontier is None else _check_frontier(frontier, u, n_pos)
