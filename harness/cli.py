@@ -368,11 +368,14 @@ def _integer(text: str) -> int:
 
 
 def _positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (a bad value exits with status 2 and says why)."""
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
-    return value
+    """argparse type: an integer >= 1 (a bad value exits with status 2 and says why), by the
+    solvers' own rule (:func:`s3vm_bench.solvers.numerics.check_int`)."""
+    from s3vm_bench.solvers.numerics import check_int
+
+    try:
+        return check_int(_integer(text), "the value", 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}") from None
 
 
 def _jobs(text: str) -> int:

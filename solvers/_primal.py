@@ -54,7 +54,7 @@ from scipy.linalg.lapack import dpotrf, dpotrs
 
 from ._cholesky import CholeskyCache
 from ._validation import check_kernel_matrix as _check_K
-from ._validation import check_positive
+from ._validation import check_int, check_positive
 
 __all__ = [
     "CholeskyCache",
@@ -159,12 +159,6 @@ def _check_cost(cost, n: int) -> np.ndarray:
     if np.any(c < 0):
         raise ValueError("cost must be >= 0")
     return c
-
-
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or int(value) != value or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _check_vector(v, n: int, name: str) -> np.ndarray:
@@ -563,7 +557,7 @@ def kernel_newton_terms(K, point, y, cost, beta0=None, b0=None, *, tol=1e-9, max
     y = _check_y(y, m)
     c = _check_cost(cost, m)
     tol = check_positive(tol, "tol")
-    max_iter = _check_int(max_iter, "max_iter", 1)
+    max_iter = check_int(max_iter, "max_iter", 1)
     beta = np.zeros(n) if beta0 is None else _check_vector(beta0, n, "beta0")
     b = 0.0 if b0 is None else _check_scalar(b0, "b0")
     beta, b, Kbeta, o, n_steps, n_chol, stop = _finite_newton(factors, point, y, c, beta, b, tol, max_iter)
@@ -666,12 +660,12 @@ def kernel_newton(
     y = _check_y(y, n)
     c = _check_cost(cost, n)
     tol = check_positive(tol, "tol")
-    max_iter = _check_int(max_iter, "max_iter", 1)
+    max_iter = check_int(max_iter, "max_iter", 1)
     beta = np.zeros(n) if beta0 is None else _check_vector(beta0, n, "beta0")
     b = 0.0 if b0 is None else _check_scalar(b0, "b0")
     n_iter = n_chol = 0
     if init_subset is not None:
-        init_subset = _check_int(init_subset, "init_subset", 1)
+        init_subset = check_int(init_subset, "init_subset", 1)
         pool = np.flatnonzero(c > 0.0)
         if beta0 is None and b0 is None and init_subset < pool.size:
             sub = np.sort(np.random.default_rng(seed).choice(pool, init_subset, replace=False))
@@ -889,8 +883,8 @@ def l2svm_mfn(
     lam = check_positive(lam, "lam")
     tol = check_positive(tol, "tol")
     rel_tol = check_positive(rel_tol, "rel_tol")
-    max_iter = _check_int(max_iter, "max_iter", 1)
-    cg_max_iter = _check_int(cg_max_iter, "cg_max_iter", 1)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    cg_max_iter = check_int(cg_max_iter, "cg_max_iter", 1)
     if bias not in _BIASES:
         raise ValueError(f"bias must be one of {_BIASES}, got {bias!r}")
     lam_b = lam if bias == "regularized" else 0.0
@@ -1158,7 +1152,7 @@ def lm_newton(K, b, loss, beta0=None, *, Kbeta0=None, tol=1e-10, max_iter=200):
     n = K.shape[0]
     b = _check_scalar(b, "b")
     tol = check_positive(tol, "tol")
-    max_iter = _check_int(max_iter, "max_iter", 1)
+    max_iter = check_int(max_iter, "max_iter", 1)
     beta = np.zeros(n) if beta0 is None else _check_vector(beta0, n, "beta0")
     if beta0 is not None and Kbeta0 is not None:
         Kbeta = _check_vector(Kbeta0, n, "Kbeta0")
