@@ -527,7 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     _out_option(rp, "reports in reports/, cell cache in results/cache/; `--out .` in a source checkout "
                 "rewrites the committed reports")
     rp.add_argument("--cache", help="cell cache folder (default: results/cache of the work folder)")
-    rp.add_argument("--results", help="tidy results store: a folder of one CSV per table (default: the reports "
+    rp.add_argument("--results", help="tidy results store: a folder of one CSV per table and data set (default: the reports "
                     "folder's runs/), or one CSV file (*.csv, *.csv.gz): the rows go there, and a cell whose row there or in the "
                     "shipped table carries its current key is read from it, not rerun")
     rp.add_argument("--reports", help="reports folder (default: reports/ of the work folder)")

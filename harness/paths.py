@@ -3,7 +3,7 @@
 Every command writes under one folder, the *work folder*: ``--out DIR``, else the environment
 variable ``S3VM_RESULTS_DIR``, else ``./s3vm-results``. Inside it::
 
-    reports/            paper tables (Markdown + CSV); ``reports/runs/<table>.csv``: the tidy rows of their cells
+    reports/            paper tables (Markdown + CSV); ``reports/runs/<table>/<dataset>.csv``: the tidy rows of their cells
     figures/            paper figures (PNG + SVG)
     results/cache/      one JSON file per computed cell (resumable runs)
     results/runs.csv    rows of ``s3vm-bench run``
@@ -30,7 +30,7 @@ __all__ = ["SHIPPED_REPORTS", "SHIPPED_RESULTS", "DEFAULT_WORK_DIR", "ENV_VAR", 
 
 #: The reports folder shipped with the package (repository ``reports/``): targets and committed results.
 SHIPPED_REPORTS = PACKAGE_DIR / "reports"
-#: The committed tidy results: one CSV per table (:mod:`harness.results`, folder store).
+#: The committed tidy results: one CSV per table and data set (:mod:`harness.results`, folder store).
 SHIPPED_RESULTS = SHIPPED_REPORTS / "runs"
 #: The work folder when neither ``--out`` nor :data:`ENV_VAR` names one (relative to the current folder).
 DEFAULT_WORK_DIR = "s3vm-results"

@@ -778,7 +778,7 @@ def write_index(directory=None) -> Path:
     lines = ["# Reports", "",
              "Regenerated paper tables beside the published values (`s3vm-bench reproduce TABLE... | --all`), "
              "and the transcribed targets in `targets/`. The tidy rows of every run behind them are in "
-             "`runs/<table>.csv` (one CSV per table, rows in a stable order, one row per cell: data set, solver, "
+             "`runs/<table>/<data set>.csv` (one CSV per table and data set, rows in a stable order, one row per cell: data set, solver, "
              "parameters, settings, "
              "split and its seed, results, package versions and BLAS, git commit). It keeps the rows of cells that "
              "earlier code or specs computed under their old keys (e.g. the annealed NIPS 2006 CCCP), so select a "
@@ -938,7 +938,7 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     written from the cache alone (after an interrupted run, or a change to the report writer).
     The reports go to ``reports_dir`` (default: the work folder's ``reports/``, see
     :mod:`harness.paths`), the rows to the results table ``results`` (default
-    ``reports_dir/runs/``, one CSV per table). That store and the shipped one are read back too
+    ``reports_dir/runs/``, one CSV per table and data set). That store and the shipped one are read back too
     (:func:`open_cache`): a cell whose row there carries its current key is copied into the cache
     instead of rerun, so a fresh work folder starts from the committed run
     (``read_table=False``: only the cache folder counts, e.g. to recompute in a new environment

@@ -1,11 +1,11 @@
 """The results store: tidy long tables, one row per (experiment, data set, split, solver) run.
 
 A store is either one CSV file (a path ending in ``.csv``, or ``.csv.gz`` for gzip-compressed
-CSV written with a fixed gzip timestamp) or a folder of plain CSV files, one per experiment
-(``<folder>/<experiment>.csv``; the shipped ``reports/runs/``). In a folder, storing the rows of
-one table rewrites only that table's file, and :func:`replace_rows` writes rows in a stable order
-(:data:`ORDER`), so a regenerated table changes only the lines of the cells whose results changed:
-the committed store diffs line by line.
+CSV written with a fixed gzip timestamp) or a folder of plain CSV files, one per experiment and
+data set (``<folder>/<experiment>/<dataset>.csv``; the shipped ``reports/runs/``). In a folder,
+storing the rows of one table rewrites only that table's files, and :func:`replace_rows` writes
+rows in a stable order (:data:`ORDER`), so a regenerated table changes only the lines of the cells
+whose results changed: the committed store diffs line by line.
 
 Every write goes to a temporary file in the same folder renamed over the old one, so an
 interrupted write never leaves a truncated file. Adding rows reads the stored file, merges and
@@ -116,11 +116,11 @@ def is_folder_store(path) -> bool:
 
 
 def store_files(path) -> list[Path]:
-    """The CSV files of the store ``path``: itself, or a folder's ``*.csv`` in name order (those that exist)."""
+    """The CSV files of the store ``path``: itself, or a folder's ``*/*.csv`` in name order (those that exist)."""
     path = Path(path)
     if not is_folder_store(path):
         return [path] if path.exists() else []
-    return sorted(path.glob("*.csv")) if path.is_dir() else []
+    return sorted(path.glob("*/*.csv")) if path.is_dir() else []
 
 
 def _read(path, **kwargs) -> pd.DataFrame:
@@ -195,13 +195,17 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([_stamp(r) for r in rows], columns=COLUMNS, dtype=object)
 
 
+def _file_name(value, default: str, path: Path) -> str:
+    name = str(value) if isinstance(value, str) and value else default
+    if "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"{name!r} cannot name a file of the results folder {path}")
+    return name
+
+
 def _per_experiment(path: Path, new: pd.DataFrame):
-    """``(file, rows)`` of a folder store for each experiment among the rows ``new``."""
-    for experiment, group in new.groupby("experiment", sort=True, dropna=False):
-        name = str(experiment) if isinstance(experiment, str) and experiment else "runs"
-        if "/" in name or name.startswith("."):
-            raise ValueError(f"experiment name {name!r} cannot name a file of the results folder {path}")
-        yield path / f"{name}.csv", group
+    """``(file, rows)`` of a folder store for each (experiment, data set) among the rows ``new``."""
+    for (experiment, dataset), group in new.groupby(["experiment", "dataset"], sort=True, dropna=False):
+        yield path / _file_name(experiment, "runs", path) / f"{_file_name(dataset, 'unknown', path)}.csv", group
 
 
 def append_rows(path, rows: list[dict]) -> pd.DataFrame:

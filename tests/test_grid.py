@@ -596,50 +596,25 @@ def test_a_bad_row_of_the_results_table_is_not_published(data_env, tmp_path):
         assert ResultCache(tmp_path / "cache", table=table).lookup(cell) is None
 
 
-def test_a_folder_store_keeps_one_file_per_table_in_a_stable_order(tmp_path):
+def test_a_folder_store_keeps_one_file_per_table_and_data_set_in_a_stable_order(tmp_path):
     from s3vm_bench.harness.results import read_results_text
 
-    def row(exp, split, obj):
-        return {"experiment": exp, "dataset": "d", "solver": "svm", "split": split, "status": "done",
-                "objective": obj, "cell_key": f"{exp}{split}"}
+    def row(exp, split, obj, dataset="d"):
+        return {"experiment": exp, "dataset": dataset, "solver": "svm", "split": split, "status": "done",
+                "objective": obj, "cell_key": f"{exp}{dataset}{split}"}
 
     store = tmp_path / "runs"
-    store_rows(store, [row("t1", 2, 1.0), row("t2", 0, 2.0), row("t1", 0, 3.0)])
-    assert sorted(p.name for p in store.iterdir() if not p.name.startswith(".")) == ["t1.csv", "t2.csv"]
-    t1 = (store / "t1.csv").read_bytes()
-    assert read_results_text(store / "t1.csv")["split"].tolist() == ["0", "2"]  # sorted, not in finishing order
-    t2 = (store / "t2.csv").read_bytes()
+    store_rows(store, [row("t1", 2, 1.0), row("t2", 0, 2.0), row("t1", 0, 3.0), row("t1", 0, 4.0, "e")])
+    files = sorted(str(p.relative_to(store)) for p in store.rglob("*.csv"))
+    assert files == ["t1/d.csv", "t1/e.csv", "t2/d.csv"]
+    t1 = (store / "t1" / "d.csv").read_bytes()
+    assert read_results_text(store / "t1" / "d.csv")["split"].tolist() == ["0", "2"]  # sorted, not finishing order
+    t2 = (store / "t2" / "d.csv").read_bytes()
     store_rows(store, [row("t1", 0, 3.0), row("t1", 2, 1.0)])  # t1 regenerated from the same results
-    assert (store / "t1.csv").read_bytes() == t1 and (store / "t2.csv").read_bytes() == t2
+    assert (store / "t1" / "d.csv").read_bytes() == t1 and (store / "t2" / "d.csv").read_bytes() == t2
     store_rows(store, [row("t1", 2, 5.0)])  # one cell of t1 changes: only its line moves
-    new = (store / "t1.csv").read_text().splitlines()
+    new = (store / "t1" / "d.csv").read_text().splitlines()
     old = t1.decode().splitlines()
     assert [i for i, (a, b) in enumerate(zip(old, new)) if a != b] == [2] and len(new) == len(old)
-    assert (store / "t2.csv").read_bytes() == t2
-    assert len(read_results_text(store)) == 3
-
-
-def test_a_dying_or_stuck_worker_fails_its_cell_and_the_run_goes_on(data_env, tmp_path):
-    # Stuck ignores the cell's alarm and burns CPU: the worker's CPU cap ends it; Killer kills its
-    # own process. The pool breaks; the unfinished cells then run one by one, each in a process
-    # of its own, where a death or a hang is that cell's row.
-    cells = [Cell("toy", "2moons", "svm", 0, n_splits=2),
-             Cell("toy", "2moons", "tests._bad_solvers:Stuck", 0, n_splits=2),
-             Cell("toy", "2moons", "tests._bad_solvers:Killer", 0, n_splits=2, settings={"C": 13.0}),
-             Cell("toy", "2moons", "svm", 1, n_splits=2)]
-    with pytest.warns(RuntimeWarning, match="a worker process died"):
-        rows = run_cells(cells, tmp_path / "cache", n_jobs=2, time_limit=0.5, progress=False)
-    assert [r["status"] for r in rows] == ["done", "timeout", "failed", "done"]
-    assert "hard wall-clock limit" in rows[1]["error"] and "SIGKILL" in rows[2]["error"]
-    assert rows[2]["dataset"] == "2moons" and rows[2]["split"] == 0
-
-
-def test_an_isolated_cell_is_killed_past_its_limit_and_its_death_is_recorded(data_env):
-    from s3vm_bench.harness.isolate import run_isolated
-
-    stuck = run_isolated(Cell("toy", "2moons", "tests._bad_solvers:Stuck", 0, n_splits=2), time_limit=0.5)
-    assert stuck["status"] == "timeout" and 0.5 < stuck["fit_seconds"] < 10
-    dead = run_isolated(Cell("toy", "2moons", "tests._bad_solvers:Killer", 0, n_splits=2, settings={"C": 13.0}))
-    assert dead["status"] == "failed" and "killed by signal SIGKILL" in dead["error"]
-    ok = run_isolated(Cell("toy", "2moons", "svm", 0, n_splits=2), time_limit=60)
-    assert ok["status"] == "done" and ok["cpu_seconds"] is not None
+    assert (store / "t2" / "d.csv").read_bytes() == t2
+    assert len(read_results_text(store)) == 4

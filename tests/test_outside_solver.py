@@ -108,7 +108,7 @@ def test_reproduce_adds_an_outside_solver_as_an_extra_column(solver_file, work_f
     head = next(line for line in report.splitlines() if line.startswith("| |"))
     assert head.endswith("| SelfTraining |") and "| nabla-S3VM |" in head  # beside the paper's columns
     assert "SelfTraining: extra column, not in the paper" in report and "rounds=1" in report
-    rows = pd.read_csv(work_folder / "reports" / "runs" / "nips2006-table1.csv")
+    rows = pd.read_csv(work_folder / "reports" / "runs" / "nips2006-table1" / "two_moons.csv")
     mine = rows[rows["solver"] == spec]
     assert len(mine) == 1 and mine["status"].tolist() == ["done"] and mine["code_sha256"].str.len().min() == 64
     # Rerun: read from the cache. Edit the file's code: its cell is re-keyed and run again.
