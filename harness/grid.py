@@ -423,9 +423,17 @@ def execute_cell(cell: Cell, time_limit: float | None = None) -> dict:
 def _execute_pair(cell, time_limit, env):
     # Reused loky workers keep the environment they started with: pass the data location.
     os.environ.update(env)
-    from .isolate import cpu_guard
+    from .isolate import wall_guard
 
-    with cpu_guard(time_limit):  # a cell stuck in compiled code ends its worker (see run_cells)
+    try:  # imports first: a fresh worker's import time is not the cell's
+        from s3vm_bench.solvers import get_solver
+
+        from .protocols import get_protocol
+
+        get_protocol(cell.protocol), get_solver(cell.solver)
+    except Exception:  # reported by execute_cell, as a failed row
+        pass
+    with wall_guard(time_limit):  # a cell stuck in compiled code ends its worker (see run_cells)
         return cell, execute_cell(cell, time_limit)
 
 
@@ -620,7 +628,7 @@ def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
                 finished.add(cell.key())
                 yield cell, row
         except TerminatedWorkerError as exc:
-            # A worker died (a crash, the out-of-memory killer, or the CPU limit of cpu_guard on a
+            # A worker died (a crash, the out-of-memory killer, or the watchdog of wall_guard on a
             # cell stuck in compiled code): which of its cells did it is not known, so every cell
             # that has not returned runs alone in a process of its own, where a death is that
             # cell's and is recorded as its row.

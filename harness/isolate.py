@@ -7,23 +7,22 @@ at most the time limit (plus :data:`GRACE` seconds for the alarm to act first) a
 past it; a child that dies or is killed gives a ``timeout`` or ``failed`` row saying how (signal or
 exit code), and the caller goes on with the next cell.
 
-:func:`cpu_guard` is the safety net of the worker pools, whose workers run many cells: while a cell
-runs, the process's CPU time is capped (``RLIMIT_CPU``) at what it has used plus twice the cell's
-limit (at least the limit plus 2 s), so a cell stuck in compiled code ends its worker (``SIGXCPU``) instead of holding it
-forever; the pool then reruns the unfinished cells one by one here (:func:`harness.grid.run_cells`).
+:func:`wall_guard` is the safety net of the worker pools, whose workers run many cells: past the
+cell's limit (plus the grace) a watchdog ends the worker, so a cell stuck in compiled code does not
+hold it forever; the pool then reruns the unfinished cells one by one here
+(:func:`harness.grid.run_cells`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import multiprocessing
 import os
 import signal
 import time
 from datetime import datetime, timezone
 
-__all__ = ["run_isolated", "cpu_guard", "GRACE", "death_row"]
+__all__ = ["run_isolated", "wall_guard", "GRACE", "death_row"]
 
 #: Most seconds a child gets past its time limit before it is killed (the cell's own alarm, which
 #: records a clean ``timeout`` row, acts first when the solver is in Python code); short limits get
@@ -117,29 +116,23 @@ def run_isolated(cell, time_limit: float | None = None, env: dict | None = None)
 
 
 @contextlib.contextmanager
-def cpu_guard(time_limit: float | None):
-    """Cap this process's CPU time at its current use plus ``max(2 * time_limit, time_limit + 2)`` seconds while
-    the block runs (``RLIMIT_CPU``: the kernel ends the process with ``SIGXCPU`` past it); no-op
-    without a limit or where ``resource`` does not exist."""
-    try:
-        import resource
-    except ImportError:  # Windows
-        yield
-        return
+def wall_guard(time_limit: float | None):
+    """End this process if the block runs past ``time_limit`` plus a grace (:data:`GRACE` at most).
+
+    The watchdog is :func:`faulthandler.dump_traceback_later` with ``exit=True``: a thread of the
+    interpreter's C runtime that needs no GIL, so it fires even while the solver is stuck inside
+    compiled code that holds it (where the cell's alarm cannot run). A pool that loses its worker
+    this way reruns the unfinished cells one by one (:func:`run_isolated`), where the cell is
+    killed again and recorded as a ``timeout``. No-op without a limit.
+    """
     if not time_limit:
         yield
         return
-    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    cap = math.ceil(usage.ru_utime + usage.ru_stime + max(2.0 * float(time_limit), float(time_limit) + 2.0))
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    try:
-        resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
-    except (ValueError, OSError):  # not allowed here: run without the net
-        yield
-        return
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    import faulthandler
+
+    with open(os.devnull, "w") as sink:
+        faulthandler.dump_traceback_later(float(time_limit) + _grace(time_limit), repeat=False, file=sink, exit=True)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()

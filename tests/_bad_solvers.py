@@ -40,6 +40,17 @@ class Killer(SVM):
         return super().fit(X, y)
 
 
+class Asleep(SVM):
+    """Ignores the cell's alarm and waits forever without using the CPU (a solver blocked in compiled code)."""
+
+    def fit(self, X, y):
+        import signal
+
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        while True:
+            time.sleep(0.05)
+
+
 class Stuck(SVM):
     """Ignores the cell's alarm and never returns (a solver stuck in compiled code)."""
 

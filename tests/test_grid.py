@@ -618,3 +618,30 @@ def test_a_folder_store_keeps_one_file_per_table_and_data_set_in_a_stable_order(
     assert [i for i, (a, b) in enumerate(zip(old, new)) if a != b] == [2] and len(new) == len(old)
     assert (store / "t2" / "d.csv").read_bytes() == t2
     assert len(read_results_text(store)) == 4
+
+
+def test_a_dying_or_stuck_worker_fails_its_cell_and_the_run_goes_on(data_env, tmp_path):
+    # Stuck ignores the cell's alarm and burns CPU, Asleep ignores it and waits: the worker's
+    # wall-clock watchdog ends them; Killer kills its own process. The pool breaks; the unfinished
+    # cells then run one by one, each in a process of its own, where a death or a hang is that cell's row.
+    cells = [Cell("toy", "2moons", "svm", 0, n_splits=2),
+             Cell("toy", "2moons", "tests._bad_solvers:Stuck", 0, n_splits=2),
+             Cell("toy", "2moons", "tests._bad_solvers:Asleep", 0, n_splits=2),
+             Cell("toy", "2moons", "tests._bad_solvers:Killer", 0, n_splits=2, settings={"C": 13.0}),
+             Cell("toy", "2moons", "svm", 1, n_splits=2)]
+    with pytest.warns(RuntimeWarning, match="a worker process died"):
+        rows = run_cells(cells, tmp_path / "cache", n_jobs=2, time_limit=3.0, progress=False)
+    assert [r["status"] for r in rows] == ["done", "timeout", "timeout", "failed", "done"]
+    assert "hard wall-clock limit" in rows[1]["error"] and "hard wall-clock limit" in rows[2]["error"]
+    assert "SIGKILL" in rows[3]["error"] and rows[3]["dataset"] == "2moons" and rows[3]["split"] == 0
+
+
+def test_an_isolated_cell_is_killed_past_its_limit_and_its_death_is_recorded(data_env):
+    from s3vm_bench.harness.isolate import run_isolated
+
+    stuck = run_isolated(Cell("toy", "2moons", "tests._bad_solvers:Stuck", 0, n_splits=2), time_limit=0.5)
+    assert stuck["status"] == "timeout" and 0.5 < stuck["fit_seconds"] < 10
+    dead = run_isolated(Cell("toy", "2moons", "tests._bad_solvers:Killer", 0, n_splits=2, settings={"C": 13.0}))
+    assert dead["status"] == "failed" and "killed by signal SIGKILL" in dead["error"]
+    ok = run_isolated(Cell("toy", "2moons", "svm", 0, n_splits=2), time_limit=60)
+    assert ok["status"] == "done" and ok["cpu_seconds"] is not None
