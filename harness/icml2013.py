@@ -51,14 +51,10 @@ of ``s3vm-bench reproduce``'s (``s3vm-bench reproduce icml2013-table2 [--quick] 
 [--datasets dna ...]``): its cells are not grid cells of :mod:`harness.grid` because one cell
 runs every method over the whole model-selection grid and times the path against S3VM-light in
 the same process. The paper's values come from ``reports/targets/icml2013-table2.csv``.
-The module's :func:`main` is the same runner with the paper's data set IDs::
-
-    python -m s3vm_bench.harness.icml2013 --out cells.jsonl [--datasets D1 D5] [--splits 10] [--jobs 2]
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -616,28 +612,3 @@ def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, repo
     n = max((len([1 for (p, _) in stored if p == pid]) for pid in DATASETS), default=0)
     return cells, {"splits": n, "n_failed": failed, "seconds": time.perf_counter() - t0,
                    "n_run": len(todo) if run else 0}
-
-
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=str(CELLS_FILE), help="JSON-lines cell store (resumable)")
-    p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
-    p.add_argument("--splits", type=int, default=10)
-    p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--report", help="write the markdown report here (no new runs if --no-run)")
-    p.add_argument("--no-run", action="store_true")
-    args = p.parse_args(argv)
-    cells = load_cells(args.out)
-    todo = missing(cells, args.datasets, args.splits)
-    if todo and not args.no_run:
-        print(f"{len(todo)} cells to run ({len(cells)} stored)", flush=True)
-        run_missing(todo, args.out, args.jobs, lambda m: print(m, flush=True))
-        cells = load_cells(args.out)
-        more = [t for t in missing(cells, args.datasets, args.splits) if t[2] is not None and t not in todo]
-        run_missing(more, args.out, args.jobs, lambda m: print(m, flush=True))  # extras of the new splits
-        cells = load_cells(args.out)
-    print(report(cells, args.report))
-
-
-if __name__ == "__main__":
-    main()
