@@ -39,8 +39,9 @@ judged S3VM-light and CCCP (``light_l1``, ``cccp_b``) come from a line of their 
 
 Timing: for every (C, gamma) cell, seconds of the entire path and of S3VM-light (l2) with its 10
 annealing steps, measured in the same process one after the other. Each stored line records
-``path_code``, the first 12 hex digits of the SHA-256 of ``solvers/s3vm_path.py`` that ran it
-(lines without it predate the field), and the report gives the time ratio per code version, so
+``path_code``, the first 12 hex digits of the SHA-256 of the S3VM-path source that ran it
+(``solvers/s3vm_path.py`` and the parts of the path it imports, :data:`PATH_MODULES`; lines
+without it predate the field), and the report gives the time ratio per code version, so
 timings of different implementations are never pooled.
 
 Results go to a JSON-lines file (``reports/icml2013/cells.jsonl``), one line per (data set,
@@ -327,6 +328,10 @@ def run_extra(pid, index, method="light_l1"):
 
 _PATH_CODE = {}
 
+#: The modules of the S3VM-path source that :func:`path_code` hashes: the estimator and the
+#: path, its active-set re-solve and its linear algebra.
+PATH_MODULES = ("s3vm_path", "_path", "_path_qp", "_path_linalg")
+
 
 @lru_cache(maxsize=None)
 def _source_code(module: str) -> str:
@@ -350,13 +355,19 @@ def _solver_version(solver: str) -> str:
 
 
 def path_code() -> str:
-    """Short SHA-256 of the S3VM-path source, stored with each cell's timing.
+    """Short SHA-256 of the S3VM-path source (the files of :data:`PATH_MODULES`), stored with each
+    cell's timing.
 
-    Hashed once, when the module is first imported in this process, so that an edit of the file
+    Hashed once, when the module is first imported in this process, so that an edit of the files
     during a long run does not relabel cells computed with the code loaded before it.
     """
     if not _PATH_CODE:
-        _PATH_CODE["sha"] = _source_code("s3vm_path")
+        import importlib
+
+        h = hashlib.sha256()
+        for module in PATH_MODULES:
+            h.update(Path(importlib.import_module(f"s3vm_bench.solvers.{module}").__file__).read_bytes())
+        _PATH_CODE["sha"] = h.hexdigest()[:12]
     return _PATH_CODE["sha"]
 
 

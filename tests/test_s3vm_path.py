@@ -8,7 +8,8 @@ from sklearn.exceptions import NotFittedError
 
 from s3vm_bench.solvers import get_solver
 from s3vm_bench.solvers._kernels import gaussian_kernel
-import s3vm_bench.solvers.s3vm_path as s3vm_path_module
+import s3vm_bench.solvers._path as path_module
+import s3vm_bench.solvers._path_qp as path_qp_module
 from s3vm_bench.solvers.s3vm_path import (I, M, Z, S3VMPath, _CholeskyQ, _exact_state, _exact_state_from, conditional_optimum,
                                 hinge_objective, s3vm_path)
 
@@ -416,7 +417,9 @@ def test_path_with_incremental_factors_equals_the_path_with_fresh_dense_solves(m
     K, y, _ = _problem(seed, n=n, sigma=sigma, dup=dup)
     b = 2 * np.mean(y[y != 0] > 0) - 1
     fast = s3vm_path(K, y, 10.0, b)
-    monkeypatch.setattr(s3vm_path_module, "_CholeskyQ", _FreshQ)
+    # Both users of the factor: the CP step (Q_MM) and the DJ re-solve's active set (Q_FF).
+    monkeypatch.setattr(path_module, "_CholeskyQ", _FreshQ)
+    monkeypatch.setattr(path_qp_module, "_CholeskyQ", _FreshQ)
     ref = s3vm_path(K, y, 10.0, b)
     assert fast.n_jumps == ref.n_jumps
     _same_path(fast, ref, K)
@@ -465,3 +468,16 @@ def test_conditional_optimum_with_a_kernel_of_low_numerical_rank(monkeypatch, se
     ours = hinge_objective(K, y_full * theta, 0.0, y_full, cost)
     ref = _slsqp_conditional(K, y_full, unl, C, c_star, 0.0)
     assert ours <= ref + 1e-6 * abs(ref)
+
+
+def test_the_icml2013_timing_label_hashes_every_part_of_the_path_source():
+    # harness.icml2013.path_code labels the stored timings with a hash of the S3VM-path source;
+    # the path lives in solvers/s3vm_path.py and its private parts solvers/_path*.py, all hashed.
+    from pathlib import Path
+
+    from s3vm_bench.harness import icml2013
+
+    solvers_dir = Path(path_module.__file__).parent
+    parts = {p.stem for p in solvers_dir.glob("_path*.py")} | {"s3vm_path"}
+    assert set(icml2013.PATH_MODULES) == parts
+    assert len(icml2013.path_code()) == 12
