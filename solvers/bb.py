@@ -328,6 +328,313 @@ def s3vm_objective(K, y, labels, C, C_star):
     return kernel_newton(K, y_full, cost)
 
 
+class _Frame:
+    """A branched node of the search tree waiting on the stack (a call of NIPS 2006 Alg. 1).
+
+    Alg. 1 is recursive: a node calls itself on its two children in turn. The iterative search
+    keeps one frame per node whose children are not all launched; ``next_child`` says how far
+    that node's loop over its children has got.
+
+    Attributes
+    ----------
+    state : _State
+        The node's L2-SVM optimum on its labeled set (s(L) is ``state.value``).
+    y : ndarray of shape (n,)
+        Labels of the node: +-1 on the labeled points and the assigned unlabeled ones, 0 on the
+        free ones.
+    npos, nneg : int
+        Positives and negatives among the assigned unlabeled points.
+    x : int
+        The branching point (an index into ``y``), from :meth:`_Search.branch`.
+    first : float
+        The label of ``x`` searched first (+1 or -1); the second child gets ``-first``.
+    next_child : int
+        0: neither child launched; 1: the first child launched (its subtree is in the frames
+        above), the second pending; 2: both launched.
+    depth : int
+        Assigned unlabeled points at the node (fixed labels included): the depth in the tree.
+    bound : float
+        The lower bound proved for the node's whole subtree (s(L), the balanced bottleneck bound
+        and any inherited bound).
+    child_bounds : tuple of float
+        Look-ahead lower bounds on s(L) of the children ``(x, +1)`` and ``(x, -1)``.
+    """
+
+    __slots__ = ("state", "y", "npos", "nneg", "x", "first", "next_child", "depth", "bound", "child_bounds")
+
+    def __init__(self, state, y, npos, nneg, x, first, depth, bound, child_bounds):
+        self.state, self.y, self.npos, self.nneg = state, y, npos, nneg
+        self.x, self.first, self.next_child = x, first, 0
+        self.depth, self.bound, self.child_bounds = depth, bound, child_bounds
+
+    def child_bound(self, label):
+        """The look-ahead bound of the child that labels ``x`` with ``label``."""
+        return self.child_bounds[0] if label > 0 else self.child_bounds[1]
+
+
+class _Search:
+    """The state of one branch-and-bound search (NIPS 2006, Alg. 1) on one S3VM problem.
+
+    Holds the problem, the incremental L2-SVM solver, the incumbent (upper bound ``ub``), the
+    stack of :class:`_Frame` and the counters of :class:`BBResult`. :meth:`run` is the loop of
+    Alg. 1; :meth:`consider` bounds a freshly solved node, :meth:`branch` chooses its branching
+    point (NIPS eqs. 7-8, Proposition 1) and node bound, :meth:`fix_labels` adds the labels the
+    look-ahead bounds force, :meth:`pending` turns what a limit left into the frontier.
+    """
+
+    def __init__(self, K, y, u, n_pos, C, C_star, *, gap_tol, branching, lookahead, fixing):
+        self.u, self.n_pos, self.C_star = u, n_pos, C_star
+        self.gap_tol, self.branching, self.lookahead, self.fixing = gap_tol, branching, lookahead, fixing
+        self.unl = np.flatnonzero(y == 0)
+        self.lab = np.flatnonzero(y != 0)
+        self.n = K.shape[0]
+        self.svm = _IncrementalL2SVM(K, np.where(y == 0, C_star, C))
+        # The incumbent: labels of the unlabeled points, J, (beta, b, f), node count when found.
+        self.best_labels, self.best_val, self.best_state, self.found_at = None, math.inf, None, 0
+        self.nodes, self.leaves, self.pruned_bound, self.pruned_balance, self.max_depth = 1, 0, 0, 0, 0
+        self.pruned_min = math.inf  # the smallest bound of a pruned subtree
+        self.stack = []
+        self.y_root = np.where(y == 0, 0.0, y)
+        self.root = None
+
+    def set_incumbent(self, labels, value, model):
+        """Start from a known labeling (``initial_labels``): ``ub = J(labels)``."""
+        self.best_labels, self.best_val, self.best_state = labels, value, model
+
+    def solve_root(self):
+        """The root: the L2-SVM on the labeled points only."""
+        self.root = self.svm.add(self.svm.empty(), self.y_root, self.lab)
+
+    def prune_level(self):
+        """``ub (1 - gap_tol)``: a subtree whose lower bound reaches it is pruned (NIPS Sec. 8)."""
+        best_val = self.best_val
+        return best_val - self.gap_tol * abs(best_val) if math.isfinite(best_val) else math.inf
+
+    def pruned(self, bound):
+        """Count a subtree closed by its lower bound ``bound``."""
+        self.pruned_bound += 1
+        self.pruned_min = min(self.pruned_min, bound)
+
+    def branch(self, state, y_node, npos):
+        """The branching point, its first label and the node's lower bound.
+
+        The look-ahead of :meth:`_IncrementalL2SVM.lookahead` (computed once per distinct state)
+        gives each free point a score and the bounds of its two children. The rule
+        ``self.branching`` picks the point: ``"nips"`` the largest increase of s(L) for the
+        unlikely label (NIPS eqs. 7-8, Proposition 1), its likely label ``sign f(x)`` first;
+        ``"product"`` the largest product of the two children's bound gains over s(L) (the
+        product rule of MIP strong branching, Achterberg, Koch and Martin 2005; gains floored
+        so that a zero gain does not tie every point); ``"bound"`` the point whose worse child is
+        best bounded. Both of the latter search the better-bounded label first. The node's bound
+        is s(L), raised with ``lookahead`` to :func:`_balanced_bottleneck` of the free points.
+
+        Returns
+        -------
+        x : int
+        first : float
+        bound : float
+        child_bounds : tuple of float
+            Look-ahead bounds of the children ``(x, +1)`` and ``(x, -1)``.
+        """
+        U = self.unl[y_node[self.unl] == 0]
+        if state.look is None:
+            look = np.full((3, self.n), -np.inf)
+            look[:, U] = self.svm.lookahead(state, y_node, U, self.C_star,
+                                            self.prune_level() if self.lookahead else math.inf)
+            state.look = look
+        score, lbp, lbn = state.look[0, U], state.look[1, U], state.look[2, U]
+        if self.branching == "nips":
+            i = int(np.argmax(score))
+            first = 1.0 if state.f[U[i]] >= 0.0 else -1.0
+        elif self.branching == "product":
+            v = state.value
+            eps = 1e-6 * max(abs(v), 1.0)
+            i = int(np.argmax(np.maximum(lbp - v, eps) * np.maximum(lbn - v, eps)))
+            first = 1.0 if lbp[i] <= lbn[i] else -1.0
+        else:  # "bound"
+            i = int(np.argmax(np.minimum(lbp, lbn)))
+            first = 1.0 if lbp[i] <= lbn[i] else -1.0
+        if self.lookahead:
+            bound = max(state.value, _balanced_bottleneck(lbp, lbn, self.n_pos - npos))
+        else:
+            bound = state.value
+        return U[i], first, bound, (lbp[i], lbn[i])
+
+    def make_child(self, y_node, x, label, cpos, cneg):
+        """Labels of the child ``(x, label)``, the points it adds, and its counts ``cpos, cneg``."""
+        y_child = y_node.copy()
+        y_child[x] = label
+        return self.balance_jump(y_child, np.array([x]), cpos, cneg)
+
+    def balance_jump(self, y_child, new, cpos, cneg):
+        """A child completed at once when the balance (NIPS eq. 2) leaves it one completion.
+
+        With ``n_pos`` positives (or ``u - n_pos`` negatives) assigned, every free point takes
+        the other label: the child is that leaf, and its added points ``new`` include them.
+        """
+        unl = self.unl
+        rest = unl[y_child[unl] == 0]
+        if rest.size and (cpos == self.n_pos or cneg == self.u - self.n_pos):
+            y_child[rest] = -1.0 if cpos == self.n_pos else 1.0
+            new = np.r_[new, rest]
+            cpos, cneg = self.n_pos, self.u - self.n_pos
+        return y_child, new, cpos, cneg
+
+    def fix_labels(self, state, y_node, npos, nneg):
+        """The node with every label its look-ahead bounds force, solved; None if none is forced.
+
+        A free x with ``lb_pos(x) >= ub`` is -1 in every completion of the node that beats the
+        incumbent (and +1 when ``lb_neg(x) >= ub``), so all such labels are added at once and the
+        node is replaced by that child: the reduced-cost fixing of MIP (not in NIPS 2006). Both
+        labels cannot be forced, nor more than the balance allows: the node's bottleneck bound
+        would have reached the incumbent.
+
+        Returns
+        -------
+        (state, y, npos, nneg) or None
+        """
+        U = self.unl[y_node[self.unl] == 0]
+        lvl = self.prune_level()
+        lbp, lbn = state.look[1, U], state.look[2, U]
+        neg, pos = lbp >= lvl, lbn >= lvl
+        if not (neg.any() or pos.any()):
+            return None
+        y_child = y_node.copy()
+        y_child[U[neg]] = -1.0
+        y_child[U[pos]] = 1.0
+        y_child, new, cpos, cneg = self.balance_jump(y_child, U[neg | pos], npos + int(pos.sum()),
+                                                     nneg + int(neg.sum()))
+        # The completions given up are bounded by the smallest bound of a forced-out label.
+        self.pruned(min(lbp[neg].min(initial=math.inf), lbn[pos].min(initial=math.inf)))
+        self.nodes += 1
+        return self.svm.add(state, y_child, new), y_child, cpos, cneg
+
+    def consider(self, state, y_node, npos, nneg, depth, inherited=-math.inf):
+        """Bound a freshly solved node (Alg. 1): prune it, take it as the incumbent, or push it.
+
+        The node is pruned when s(L) or its node bound (:meth:`branch`) reaches the prune
+        level; a leaf that is not pruned beats the incumbent and replaces it; otherwise, with
+        ``fixing``, the labels its bounds force are added (:meth:`fix_labels`) and the resulting
+        child is considered in its place, and finally a :class:`_Frame` is pushed for branching.
+        ``inherited`` is a bound already known for the node's subtree (a resumed frontier
+        node's, or the parent's when fixing replaced the node by its child).
+        """
+        u = self.u
+        while True:
+            if max(state.value, inherited) >= self.prune_level():
+                return self.pruned(max(state.value, inherited))
+            if npos + nneg == u:
+                self.leaves += 1
+                self.best_val, self.best_labels = state.value, y_node[self.unl].copy()
+                self.best_state, self.found_at = (state.beta, state.b, state.f), self.nodes
+                return
+            x, first, bound, child_bounds = self.branch(state, y_node, npos)
+            bound = max(bound, inherited)
+            if bound >= self.prune_level():
+                return self.pruned(bound)
+            fixed = self.fix_labels(state, y_node, npos, nneg) if self.fixing and self.lookahead else None
+            if fixed is None:
+                break
+            (state, y_node, npos, nneg), depth, inherited = fixed, depth + 1, bound
+        self.stack.append(_Frame(state, y_node, npos, nneg, x, first, depth, bound, child_bounds))
+        self.max_depth = max(self.max_depth, depth)
+
+    def resume(self, parts):
+        """Push the frontier ``parts`` of a stopped search, each solved afresh from the root.
+
+        Returns the nodes solved to resume (the root and each part), which are not charged to
+        ``node_limit``.
+        """
+        resolved = 1
+        root, y_root, unl = self.root, self.y_root, self.unl
+        for part, inherited in parts:  # in stack order: the deepest pending node ends on top
+            if inherited >= self.prune_level():
+                self.pruned(inherited)  # the incumbent reached its bound: no need to solve it again
+                continue
+            y_node = y_root.copy()
+            y_node[unl] = part
+            npos, nneg = int(np.sum(part > 0)), int(np.sum(part < 0))
+            self.nodes += 1
+            resolved += 1
+            self.consider(self.svm.add(root, y_node, unl[part != 0]), y_node, npos, nneg, npos + nneg, inherited)
+        return resolved
+
+    def run(self, node_limit, time_limit, t0, resolved):
+        """The search loop of NIPS 2006 Alg. 1, depth first on an explicit stack.
+
+        The frame on top is the node being searched. Once both its children are launched, or
+        once the incumbent has improved to its bound, it is popped. Otherwise its next child
+        ``(x, first)``, then ``(x, -first)``, is launched: pruned without training when it
+        breaks the balance (Alg. 1, first test) or when its look-ahead bound reaches the
+        incumbent, and else solved incrementally from the parent (NIPS Sec. 6) and passed to
+        :meth:`consider`, which bounds it and pushes its frame above the parent's.
+
+        Returns
+        -------
+        status : {"optimal", "node_limit", "time_limit"}
+            ``"optimal"`` when the stack is empty; otherwise the limit that stopped the search
+            with frames left on the stack.
+        """
+        stack, svm = self.stack, self.svm
+        n_pos, n_neg, lookahead = self.n_pos, self.u - self.n_pos, self.lookahead
+        while stack:
+            if node_limit is not None and self.nodes - resolved >= node_limit:
+                return "node_limit"
+            if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+                return "time_limit"
+            fr = stack[-1]
+            if fr.next_child == 2:
+                stack.pop()
+                continue
+            if fr.bound >= self.prune_level():
+                # The incumbent improved below this node's bound: its unexplored children go too.
+                self.pruned(fr.bound)
+                stack.pop()
+                continue
+            label = fr.first if fr.next_child == 0 else -fr.first
+            fr.next_child += 1
+            cpos, cneg = fr.npos + (label > 0), fr.nneg + (label < 0)
+            if cpos > n_pos or cneg > n_neg:
+                self.pruned_balance += 1
+                continue
+            if lookahead:
+                child_lb = fr.child_bound(label)
+                if child_lb >= self.prune_level():
+                    self.pruned(child_lb)  # its dual bound already exceeds the incumbent: no training
+                    continue
+            y_child, new, cpos, cneg = self.make_child(fr.y, fr.x, label, cpos, cneg)
+            self.nodes += 1
+            self.consider(svm.add(fr.state, y_child, new), y_child, cpos, cneg, fr.depth + 1)
+        return "optimal"
+
+    def pending(self, fr):
+        """The part of a frame not yet searched: ``(its bound, its partial labeling)``, or None.
+
+        A frame with neither child launched contributes its own bound; one whose first child is
+        launched contributes its second child, solved here (one warm-started L2-SVM, not counted
+        in ``nodes``) and bounded as if it were about to be searched -- its s(L), look-ahead
+        bound and node bound hold for its whole subtree and can be far above the parent's, which
+        would otherwise pin the reported bound near the root's -- or nothing when the balance
+        rules that child out.
+        """
+        if fr.next_child == 0:
+            return fr.bound, fr.y[self.unl]
+        if fr.next_child == 2:
+            return None  # both children launched: their parts are in the frames above
+        label = -fr.first
+        cpos, cneg = fr.npos + (label > 0), fr.nneg + (label < 0)
+        if cpos > self.n_pos or cneg > self.u - self.n_pos:
+            return None
+        y_child, new, cpos, cneg = self.make_child(fr.y, fr.x, label, cpos, cneg)
+        child = self.svm.add(fr.state, y_child, new)
+        out = max(fr.bound, child.value)
+        if self.lookahead:
+            out = max(out, fr.child_bound(label))
+            if cpos + cneg < self.u:
+                out = max(out, self.branch(child, y_child, cpos)[2])
+        return out, y_child[self.unl]
+
+
 def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, time_limit=None,
                      initial_labels=None, branching="nips", lookahead=True, fixing=True, frontier=None) -> BBResult:
     """Globally minimize the S3VM objective over balanced labelings (NIPS 2006, Alg. 1).
@@ -360,12 +667,9 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         ``"product"``: the largest product of the two children's look-ahead bound gains over
         s(L) (the product rule of MIP branching). All rules are exact. "product" is for proving
         a good incumbent optimal (``initial_labels``): with the optimum as incumbent the rule
-        alone sets the size of the tree. On the six problems of Coil3 splits 1 and 4 seeded with
-        their (optimal) true labeling it needed 5.3k-24.7k nodes where "nips" needed 18.2k-50.2k
-        (with fixing and the refined bounds), but split 1 class 0 took 885k nodes where "nips"
-        took 68.5k, so neither rule dominates; on two moons seeded so, 142 nodes vs 172 (medians
-        of 10, before fixing). Without a seed it explores ambiguous points first and finds good
-        leaves late: 34.6k nodes vs 172 there.
+        alone sets the size of the tree, often smaller than with "nips" but not always, so neither
+        rule dominates. Without a seed it explores ambiguous points first and finds good leaves
+        late.
     lookahead : bool, default=True
         Use the dual look-ahead bounds of :meth:`_IncrementalL2SVM.lookahead`: a child whose
         bound reaches the incumbent is pruned without training, and a node is pruned on
@@ -409,13 +713,10 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         raise ValueError(f"branch and bound keeps one support-vector Cholesky factor per tree level: n = {n} points "
                          f"with u = {u} unlabeled may need {u * n * n * 8 / 1e9:.1f} GB. It is meant for "
                          "problems of a few hundred points (NIPS 2006); subsample the data")
-    unl = np.flatnonzero(y == 0)
-    lab = np.flatnonzero(y != 0)
     _kern.warm_up()
     t0 = time.perf_counter()
 
-    best_labels, best_val, best_state, found_at = None, math.inf, None, 0
-    init_val = math.inf
+    init_val, incumbent = math.inf, None
     if initial_labels is not None:
         init = np.asarray(initial_labels, dtype=np.float64).ravel()
         if init.size != u or not np.all(np.isin(init, (-1.0, 1.0))):
@@ -424,211 +725,41 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
             raise ValueError(f"initial_labels has {int(np.sum(init > 0))} positives; the balance constraint "
                              f"asks for {n_pos}")
         res = s3vm_objective(K, y, init, C, C_star)
-        best_labels, best_val, init_val = init.copy(), float(res.objective), float(res.objective)
-        best_state = (res.coef, res.intercept, res.outputs)
+        init_val = float(res.objective)
+        incumbent = (init.copy(), init_val, (res.coef, res.intercept, res.outputs))
 
-    cost = np.where(y == 0, C_star, C)
-    svm = _IncrementalL2SVM(K, cost)
-    stats = {"nodes": 1, "leaves": 0, "pruned_bound": 0, "pruned_balance": 0, "max_depth": 0}
-    pruned_min = math.inf
-
-    def prune_level():
-        return best_val - gap_tol * abs(best_val) if math.isfinite(best_val) else math.inf
-
-    y_root = np.where(y == 0, 0.0, y)
-    root = svm.add(svm.empty(), y_root, lab)
-
-    def branch(state, y_node, npos):
-        """Branching point, first label, and the node's look-ahead bound (see _balanced_bottleneck)."""
-        U = unl[y_node[unl] == 0]
-        if state.look is None:
-            look = np.full((3, n), -np.inf)
-            look[:, U] = svm.lookahead(state, y_node, U, C_star, prune_level() if lookahead else math.inf)
-            state.look = look
-        score, lbp, lbn = state.look[0, U], state.look[1, U], state.look[2, U]
-        if branching == "nips":
-            i = int(np.argmax(score))
-            first = 1.0 if state.f[U[i]] >= 0.0 else -1.0
-        elif branching == "product":
-            # The product rule of MIP strong branching (Achterberg, Koch and Martin 2005): the
-            # point whose two children both raise the bound, scored by the product of the gains
-            # (floored, so that a zero gain does not tie every point); more likely label first.
-            v = state.value
-            eps = 1e-6 * max(abs(v), 1.0)
-            i = int(np.argmax(np.maximum(lbp - v, eps) * np.maximum(lbn - v, eps)))
-            first = 1.0 if lbp[i] <= lbn[i] else -1.0
-        else:  # "bound": the point whose worse child is best bounded; its better-bounded label first
-            i = int(np.argmax(np.minimum(lbp, lbn)))
-            first = 1.0 if lbp[i] <= lbn[i] else -1.0
-        bound = max(state.value, _balanced_bottleneck(lbp, lbn, n_pos - npos)) if lookahead else state.value
-        return U[i], first, bound, (lbp[i], lbn[i])
-
-    def make_child(y_node, x, label, cpos, cneg):
-        """Labels of a child, the points it adds, and its counts (jumping to a forced leaf)."""
-        y_child = y_node.copy()
-        y_child[x] = label
-        return balance_jump(y_child, np.array([x]), cpos, cneg)
-
-    def balance_jump(y_child, new, cpos, cneg):
-        """``make_child``'s result, completed when the balance leaves one completion (a leaf)."""
-        rest = unl[y_child[unl] == 0]
-        if rest.size and (cpos == n_pos or cneg == u - n_pos):
-            # The balance leaves one completion: go straight to that leaf.
-            y_child[rest] = -1.0 if cpos == n_pos else 1.0
-            new = np.r_[new, rest]
-            cpos, cneg = n_pos, u - n_pos
-        return y_child, new, cpos, cneg
-
-    def fix_labels(state, y_node, npos, nneg):
-        """The node with every label its look-ahead bounds force, solved; None if none is forced.
-
-        A free x with ``lb_pos(x) >= ub`` is -1 in every completion of the node that beats the
-        incumbent (and +1 when ``lb_neg(x) >= ub``), so all such labels are added at once and the
-        node is replaced by that child: the branching reduced-cost fixing of MIP. Both labels
-        cannot be forced, nor more than the balance allows: the node's bottleneck bound would
-        have reached the incumbent.
-        """
-        U = unl[y_node[unl] == 0]
-        lvl = prune_level()
-        lbp, lbn = state.look[1, U], state.look[2, U]
-        neg, pos = lbp >= lvl, lbn >= lvl
-        if not (neg.any() or pos.any()):
-            return None
-        y_child = y_node.copy()
-        y_child[U[neg]] = -1.0
-        y_child[U[pos]] = 1.0
-        y_child, new, cpos, cneg = balance_jump(y_child, U[neg | pos], npos + int(pos.sum()), nneg + int(neg.sum()))
-        # The completions given up are bounded by the smallest bound of a forced-out label.
-        pruned(min(lbp[neg].min(initial=math.inf), lbn[pos].min(initial=math.inf)))
-        stats["nodes"] += 1
-        return svm.add(state, y_child, new), y_child, cpos, cneg
-
-    # Frame: [state, y_node, n_assigned_pos, n_assigned_neg, x, first_label, stage, depth, bound, child_lbs]
-    stack = []
-
-    def pruned(bound):
-        nonlocal pruned_min
-        stats["pruned_bound"] += 1
-        pruned_min = min(pruned_min, bound)
-
-    def consider(state, y_node, npos, nneg, depth, inherited=-math.inf):
-        """A freshly solved node: leaf -> incumbent, bound -> prune, else push for branching.
-
-        ``inherited``: a bound already known for the node's subtree (a resumed frontier node's,
-        or the parent's when fixing replaced the node by its child).
-        """
-        nonlocal best_labels, best_val, best_state, found_at
-        while True:
-            if max(state.value, inherited) >= prune_level():
-                return pruned(max(state.value, inherited))
-            if npos + nneg == u:
-                stats["leaves"] += 1
-                best_val, best_labels = state.value, y_node[unl].copy()
-                best_state, found_at = (state.beta, state.b, state.f), stats["nodes"]
-                return
-            x, first, bound, child_lbs = branch(state, y_node, npos)
-            bound = max(bound, inherited)
-            if bound >= prune_level():
-                return pruned(bound)
-            fixed = fix_labels(state, y_node, npos, nneg) if fixing and lookahead else None
-            if fixed is None:
-                break
-            (state, y_node, npos, nneg), depth, inherited = fixed, depth + 1, bound
-        stack.append([state, y_node, npos, nneg, x, first, 0, depth, bound, child_lbs])
-        stats["max_depth"] = max(stats["max_depth"], depth)
-
-    status = "optimal"
+    search = _Search(K, y, u, n_pos, C, C_star, gap_tol=gap_tol, branching=branching, lookahead=lookahead,
+                     fixing=fixing)
+    if incumbent is not None:
+        search.set_incumbent(*incumbent)
+    search.solve_root()
     if parts is None:
-        consider(root, y_root, 0, 0, 0)
-    # Nodes solved again to resume (the root, as their base, and the frontier's): not charged
-    # to node_limit.
-    resolved = 0 if parts is None else 1
-    for part, inherited in parts or ():  # in stack order: the deepest pending node ends on top
-        if inherited >= prune_level():
-            pruned(inherited)  # the incumbent reached its bound: no need to solve it again
-            continue
-        y_node = y_root.copy()
-        y_node[unl] = part
-        npos, nneg = int(np.sum(part > 0)), int(np.sum(part < 0))
-        stats["nodes"] += 1
-        resolved += 1
-        consider(svm.add(root, y_node, unl[part != 0]), y_node, npos, nneg, npos + nneg, inherited)
-    while stack:
-        if node_limit is not None and stats["nodes"] - resolved >= node_limit:
-            status = "node_limit"
-            break
-        if time_limit is not None and time.perf_counter() - t0 >= time_limit:
-            status = "time_limit"
-            break
-        fr = stack[-1]
-        state, y_node, npos, nneg, x, first, stage, depth, bound, child_lbs = fr
-        if stage == 2:
-            stack.pop()
-            continue
-        if bound >= prune_level():
-            # The incumbent improved below this node's bound: its unexplored children go too.
-            pruned(bound)
-            stack.pop()
-            continue
-        label = first if stage == 0 else -first
-        fr[6] = stage + 1
-        cpos, cneg = npos + (label > 0), nneg + (label < 0)
-        if cpos > n_pos or cneg > u - n_pos:
-            stats["pruned_balance"] += 1
-            continue
-        if lookahead:
-            child_lb = child_lbs[0] if label > 0 else child_lbs[1]
-            if child_lb >= prune_level():
-                pruned(child_lb)  # its dual bound already exceeds the incumbent: no training
-                continue
-        y_child, new, cpos, cneg = make_child(y_node, x, label, cpos, cneg)
-        stats["nodes"] += 1
-        consider(svm.add(state, y_child, new), y_child, cpos, cneg, depth + 1)
+        search.consider(search.root, search.y_root, 0, 0, 0)
+        resolved = 0
+    else:
+        resolved = search.resume(parts)
+    status = search.run(node_limit, time_limit, t0, resolved)
 
-    def pending(fr):
-        """The part of a frame not yet searched: (its bound, its partial labeling), or None."""
-        state, y_node, npos, nneg, x, first, stage, _, bound, child_lbs = fr
-        if stage == 0:
-            return bound, y_node[unl]  # both children pending: the node's own bound
-        if stage == 2:
-            return None  # both children launched: their parts are in the frames above
-        label = -first  # stage 1: only the second child is pending
-        cpos, cneg = npos + (label > 0), nneg + (label < 0)
-        if cpos > n_pos or cneg > u - n_pos:
-            return None  # the balance rules it out
-        # The pending child is solved (one warm-started L2-SVM, not counted in ``nodes``) and
-        # bounded as if it were about to be searched: its s(L) and node bound hold for its whole
-        # subtree and are far above the parent's, which would otherwise pin the reported bound
-        # near the root's on a problem the limit stops early (Coil3 split 0, class 0, 10 s:
-        # 14.1 without, 37.4 with).
-        y_child, new, cpos, cneg = make_child(y_node, x, label, cpos, cneg)
-        child = svm.add(state, y_child, new)
-        out = max(bound, child.value)
-        if lookahead:
-            out = max(out, child_lbs[0] if label > 0 else child_lbs[1])
-            if cpos + cneg < u:
-                out = max(out, branch(child, y_child, cpos)[2])
-        return out, y_child[unl]
-
-    open_parts = [p for p in map(pending, stack) if p is not None]
+    open_parts = [p for p in map(search.pending, search.stack) if p is not None]
     if not open_parts:
         status = "optimal"  # the limit struck when nothing was left to search: the search is complete
-    closed = min(best_val, pruned_min)
+    closed = min(search.best_val, search.pruned_min)
     lower = min([closed] + [b for b, _ in open_parts])
+    best_labels, best_val, best_state = search.best_labels, search.best_val, search.best_state
     if best_labels is None:
         # A limit struck before any leaf: complete the deepest node by thresholding its outputs
         # so that a feasible labeling (and a finite upper bound) is always returned.
-        deepest = stack[-1][0] if stack else root
-        labels = threshold_to_count(deepest.f[unl], n_pos)
+        deepest = search.stack[-1].state if search.stack else search.root
+        labels = threshold_to_count(deepest.f[search.unl], n_pos)
         res = s3vm_objective(K, y, labels, C, C_star)
         best_labels, best_val, best_state = labels, float(res.objective), (res.coef, res.intercept, res.outputs)
     gap = (best_val - lower) / abs(best_val) if best_val else 0.0
     beta, b, f = best_state
     return BBResult(labels=best_labels, objective=float(best_val), lower_bound=float(lower), gap=float(max(gap, 0.0)),
-                    status=status, nodes=stats["nodes"], seconds=time.perf_counter() - t0, coef=np.asarray(beta),
-                    intercept=float(b), outputs=np.asarray(f), n_leaves=stats["leaves"],
-                    n_pruned_bound=stats["pruned_bound"], n_pruned_balance=stats["pruned_balance"],
-                    n_refactor=svm.n_refactor, max_depth=stats["max_depth"], found_at_node=found_at,
+                    status=status, nodes=search.nodes, seconds=time.perf_counter() - t0, coef=np.asarray(beta),
+                    intercept=float(b), outputs=np.asarray(f), n_leaves=search.leaves,
+                    n_pruned_bound=search.pruned_bound, n_pruned_balance=search.pruned_balance,
+                    n_refactor=search.svm.n_refactor, max_depth=search.max_depth, found_at_node=search.found_at,
                     initial_upper_bound=init_val,
                     frontier=[(part.astype(np.int8), float(bound)) for bound, part in open_parts],
                     closed_bound=float(closed))
