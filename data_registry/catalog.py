@@ -430,7 +430,7 @@ _SPECS = [
     _spec("splice", ["libsvm/splice_scale.txt"], _splice, (1000, 60, 2), (483, 517), (1000, 60, 2), _ICML13),
     _spec("svmguide1", ["libsvm/svmguide1.csv", "libsvm/svmguide1.t.csv"], _svmguide1, (3089, 4, 2),
           (1089, 2000), (300, 10, 2), _ICML13,
-          note="ICML 2013 Table 1 prints 300 x 10 for 'SVM Guide', which matches no LIBSVM svmguide file."),
+          note="ICML 2013 Table 1 prints 300 x 10 for 'SVM Guide', the size of LIBSVM's svmguide4 training part (6 classes, 10 features), which is not held here: this svmguide1 copy is a stand-in."),
     _spec("vehicle", ["libsvm/vehicle.scale"],
           lambda: _libsvm_multi("vehicle", "libsvm/vehicle.scale", (1, 2, 3, 4),
                                 "LIBSVM vehicle (Statlog), 846 x 18, 4 classes", 18),

@@ -83,12 +83,16 @@ DATASETS = {
     "D1": ("breast-cancer-wdbc", "Breast Cancer 569 x 30", "same size (WDBC, scikit-learn copy)"),
     "D2": ("digit1", "Digit1 1500 x 241", "SSL-book set 1"),
     "D3": ("dna", "DNA 2000 x 180", "LIBSVM dna.scale train part; binary {3} vs {1,2}"),
-    "D4": ("fourclass", "Four Class 862 x 2", "same"),
+    "D4": ("fourclass", "Four Class 862 x 2",
+           "LIBSVM fourclass_scale; the paper does not say whether it used that file or the unscaled fourclass"),
     "D5": ("ionosphere", "Ionosphere 351 x 33", "same"),
     "D6": ("segment", "Segment 2310 x 19", "binary {5,6,7} vs {1..4}"),
     "D7": ("uspst", "USPS 9298 x 256", "STAND-IN: uspst (2007 x 256, the USPS test part); digits 5-9 vs 0-4"),
     "D8": ("splice", "Splice 1000 x 60", "same (LIBSVM training part)"),
-    "D9": ("svmguide1", "SVM Guide 300 x 10", "STAND-IN: svmguide1 train (3089 x 4); the paper's 300 x 10 set is unidentified"),
+    "D9": ("svmguide1", "SVM Guide 300 x 10",
+           "STAND-IN: svmguide1 train (3089 x 4). The paper's 300 x 10 is the size of LIBSVM's svmguide4 training "
+           "part (6 classes; 300 training, 312 test points; 10 features), which we do not hold; the paper does not "
+           "say how it made it binary"),
     "D10": ("vehicle", "Vehicle 864 x 18", "LIBSVM vehicle 846 x 18; binary {bus, van} vs {opel, saab}"),
 }
 #: Methods run together by :func:`run_split` (the path and S3VM-light l2 timed in one process).
