@@ -29,6 +29,13 @@ With ``--table3``, it measures instead Newton S3VM's seconds per binary classifi
 search and the protocol's objective) divided by its number of binary problems, and the ratio
 paper / ours.
 
+With ``--ovr``, it measures instead a whole Uspst split (split 0: the ten one-versus-rest
+problems of the multi-class protocol) run once with the binary problems fitted one after another
+and once together (``batched_ovr``, :func:`s3vm_bench.solvers.base.run_together`): the split's CPU
+and wall seconds (``run_split`` as a whole, so the protocol objective is included), CE per binary
+problem (split CPU / 10 / Cholesky), the ratio alone / together, and whether the two runs gave
+identical outputs.
+
 Keep BLAS on one thread (the environment variables above): CE is meant to be comparable across
 machines, not to measure BLAS's threading.
 """
@@ -144,6 +151,40 @@ def table3(splits: int = 1, losses=("Flat", "Quadratic"), echo=print) -> list[di
     return out
 
 
+def ovr(solvers, chol_repeat: int = 5, echo=print) -> list[dict]:
+    """The ten one-versus-rest problems of Uspst split 0, fitted alone and together, per solver."""
+    data_registry = project("data_registry")
+    run_split = project("harness.protocol").run_split
+    get_solver = project("solvers").get_solver
+    ProtocolSettings = project("harness.protocol").ProtocolSettings
+
+    ds = data_registry.load_dataset("uspst")
+    split = data_registry.make_splits(ds, "jmlr2008")[0]
+    settings = ProtocolSettings.for_dataset("uspst")
+    chol = cholesky_seconds(ds, split, settings, chol_repeat)
+    k = ds.n_classes
+    echo(f"uspst split {split.index}, {k} one-vs-rest problems; one dense Cholesky: {chol:.4f} CPU s")
+    echo(f"{'solver':<12} {'mode':<9} {'CPU s':>9} {'wall s':>9} {'CE/binary':>10} {'ratio':>6} {'identical':>9}")
+    out = []
+    for name in solvers:
+        cls = get_solver(name)
+        runs = {}
+        for mode, batched in (("alone", False), ("together", True)):
+            mode_cls = type(cls.__name__, (cls,), {"batched_ovr": batched, "__module__": cls.__module__})
+            c0, t0 = time.process_time(), time.perf_counter()
+            res = run_split(mode_cls, {}, ds, split, settings)
+            runs[mode] = (time.process_time() - c0, time.perf_counter() - t0, res)
+        same = all(np.array_equal(a.unlabeled_outputs, b.unlabeled_outputs)
+                   for a, b in zip(runs["alone"][2].binary, runs["together"][2].binary))
+        for mode, (cpu, wall, _) in runs.items():
+            ratio = runs["alone"][0] / cpu
+            echo(f"{name:<12} {mode:<9} {cpu:9.1f} {wall:9.1f} {cpu / k / chol:10.1f} {ratio:6.2f} {str(same):>9}",
+                 flush=True)
+            out.append({"solver": name, "mode": mode, "cpu": cpu, "wall": wall, "ce_per_binary": cpu / k / chol,
+                        "identical": same})
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.ce", description=__doc__.splitlines()[0])
     ap.add_argument("--solvers", nargs="+", default=list(DEFAULT_SOLVERS))
@@ -153,7 +194,12 @@ def main(argv=None) -> int:
                     "JMLR 2008 Table 3 instead")
     ap.add_argument("--splits", type=int, default=1, help="with --table3: splits per data set")
     ap.add_argument("--losses", nargs="+", default=["Flat", "Quadratic"], help="with --table3: columns to run")
+    ap.add_argument("--ovr", action="store_true", help="a whole Uspst split (ten one-vs-rest problems) fitted "
+                    "alone and together instead")
     args = ap.parse_args(argv)
+    if args.ovr:
+        ovr(args.solvers, args.chol, echo=lambda *a, **k: print(*a, **k))
+        return 0
     if args.table3:
         table3(args.splits, tuple(args.losses), echo=lambda *a, **k: print(*a, **k))
         return 0

@@ -16,6 +16,7 @@ For every split and every binary problem (one-versus-rest beyond two classes):
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from s3vm_bench.data_registry import Dataset, Split, derive_seed
+from s3vm_bench.solvers.batch import run_together
 from s3vm_bench.solvers.numerics import (check_positive, check_r, dichotomic_search, estimate_r, exact_r,
                                          gaussian_kernel, kernel_newton, l2svm_mfn, linear_kernel, n_positive,
                                          threshold_shift, threshold_to_count)
@@ -299,7 +301,7 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
         fraction = float(params.get("fraction", 0.0))
         rng = np.random.default_rng(derive_seed(ds.name, f"reveal{fraction:.6f}", split.index))
         reveal = np.sort(rng.choice(unl.size, size=int(round(fraction * unl.size)), replace=False))
-    binaries = []
+    jobs = []
     for k in problems:
         y_pm = np.where(y_true == k, 1.0, -1.0)
         y01 = np.where(y_true == k, 1, 0)
@@ -313,8 +315,18 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
         r_fit = None
         if reveal is not None:
             y_fit, r_fit = _reveal(y_fit, y01, n_lab, reveal, r)
-        est, unl_out, test_out, secs, d_iter = _fit_binary_problem(
-            solver_cls, params, settings, X_tr, y_fit, n_lab, X_test, r, r_fit)
+        jobs.append((k, y_pm, r, functools.partial(_fit_binary_problem, solver_cls, params, settings, X_tr, y_fit,
+                                                   n_lab, X_test, r, r_fit)))
+    t0 = time.perf_counter()
+    if len(jobs) > 1 and getattr(solver_cls, "batched_ovr", False):
+        # The one-versus-rest fits run together, their passes over the shared features gathered
+        # (s3vm_bench.solvers.batch.run_together): the same results, fewer reads of the features.
+        fitted = run_together([job[3] for job in jobs])
+    else:
+        fitted = [job[3]() for job in jobs]
+    fit_seconds = time.perf_counter() - t0
+    binaries = []
+    for (k, y_pm, r, _), (est, unl_out, test_out, secs, d_iter) in zip(jobs, fitted):
         obj = protocol_objective(X_tr[:n_lab], y_pm[:n_lab], X_tr[n_lab:], unl_out, settings, gram)
         binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
                                      int(np.sum(getattr(est, "n_iter_", 0))), ";".join(getattr(est, "stop_reason_", []) or []),
@@ -322,7 +334,7 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
     unl_err = _error(binaries, y_true[n_lab:], "unlabeled_outputs")
     test_err = _error(binaries, y_test, "test_outputs") if X_test is not None else None
     return SplitResult(objective=float(np.mean([b.objective for b in binaries])), unlabeled_error=unl_err,
-                       test_error=test_err, fit_seconds=float(sum(b.fit_seconds for b in binaries)),
+                       test_error=test_err, fit_seconds=fit_seconds,
                        binary=binaries, balance_exact=all(b.n_pos == b.n_pos_target for b in binaries))
 
 

@@ -21,6 +21,7 @@ label in sorted order, as in scikit-learn; it is never "whichever label appears 
 from __future__ import annotations
 
 import hashlib
+import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -49,6 +50,9 @@ _SHARED: OrderedDict = OrderedDict()
 #: How many it keeps: a Gram matrix and the per-fit preparations built from it (each at most a
 #: few n x n arrays), so memory stays bounded by one split's work.
 _SHARED_MAX = 4
+#: Held while a value is looked up or computed: the one-versus-rest fits of a split that run
+#: together (solvers.batch) compute each shared value once, the others wait for it.
+_SHARED_LOCK = threading.RLock()
 
 
 def array_digest(X) -> str:
@@ -70,17 +74,18 @@ def shared_work(key: tuple, compute):
     The key must name everything the value depends on (a digest of the data, the parameters
     used); the value must not be modified by its users. Arrays are returned read-only.
     """
-    value = _SHARED.get(key)
-    if value is None:
-        value = compute()
-        if isinstance(value, np.ndarray):
-            value.setflags(write=False)
-        _SHARED[key] = value
-        while len(_SHARED) > _SHARED_MAX:
-            _SHARED.popitem(last=False)
-    else:
-        _SHARED.move_to_end(key)
-    return value
+    with _SHARED_LOCK:
+        value = _SHARED.get(key)
+        if value is None:
+            value = compute()
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+            _SHARED[key] = value
+            while len(_SHARED) > _SHARED_MAX:
+                _SHARED.popitem(last=False)
+        else:
+            _SHARED.move_to_end(key)
+        return value
 
 
 @dataclass
@@ -137,6 +142,9 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
 
     _accepts_sparse = True
     _needs_unlabeled = True
+    #: Whether the protocol may run the one-versus-rest fits of a split together
+    #: (:func:`solvers.batch.run_together`); they must give the results of separate fits.
+    batched_ovr = False
     #: Version of this solver's results: part of the cache key of its cells
     #: (:func:`harness.grid.cell_key`), with the ``RESULT_VERSION`` of each shared module it
     #: imports. Bump it in the solver's class when a change moves any of its results; a change

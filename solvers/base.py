@@ -24,13 +24,20 @@ Helpers re-exported here for such solvers:
 * the primal L2-SVM solvers and the losses are in :mod:`s3vm_bench.solvers.numerics` and
   :mod:`s3vm_bench.solvers.losses`.
 
+A solver whose one-versus-rest fits gain from running together sets the class attribute
+``batched_ovr = True``: the protocol then runs the binary problems of a split as members of one
+group (:func:`run_together`, in threads), and the solver may gather their work through
+:func:`current_group` (nabla-S3VM and cS3VM evaluate objective (14) of all the classes in one pass
+over the shared features). The results must be those of the fits run one after another.
+
 ``examples/my_s3vm.py`` is a complete solver on this class.
 """
 
 from ._balance import dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift, threshold_to_count
 from ._base import UNLABELED, BaseS3VM, BinaryFit
+from .batch import PassGroup, current_group, run_together
 from ._kernels import KernelCentering, center_kernel, gaussian_kernel, linear_kernel
 
 __all__ = ["BaseS3VM", "BinaryFit", "UNLABELED", "exact_r", "estimate_r", "n_positive", "threshold_to_count",
            "threshold_shift", "dichotomic_search", "gaussian_kernel", "linear_kernel", "center_kernel",
-           "KernelCentering"]
+           "KernelCentering", "PassGroup", "current_group", "run_together"]

@@ -24,6 +24,7 @@ import scipy.linalg as sla
 from numba import njit
 from scipy.optimize import minimize
 
+from .batch import current_group
 from ._kernels import kernel_pca_map
 from ._losses import SmoothedExpLoss, exp_unlabeled_loss, squared_hinge_loss
 from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, s3vm_objective_p2
@@ -61,73 +62,117 @@ class ExpUnlabeledLoss:
 
 
 @njit(cache=True, nogil=True)
-def _objective_pass(Z, w, b, o, have_o, y_row, unl_pos, C, C_star, s, smoothed, a, sqrt_a, block, acc):
-    """One pass over the rows of ``Z`` for objective (14): outputs, loss sums and ``Z^T d``.
+def _objective_pass(Z, W, B, O, have_o, Y, unl_pos, C, C_star, s, smoothed, A, SQA, block, ACC, sums):
+    """One pass over the rows of ``Z`` for objective (14) at ``m`` points: outputs, loss sums, ``Z^T d``.
 
-    Rows are taken ``block`` at a time (a block small enough to stay in the core's cache): its
-    outputs ``o_i = z_i . w + b`` (BLAS ``gemv``), the loss derivatives ``d_i`` of eq. (14) at
-    them, and ``acc += Z_block^T d_block`` -- so that ``Z`` is read from memory once per
-    evaluation, not twice (``Z w`` then ``Z^T d``). The elementwise formulas are those of
-    :func:`solvers._losses.squared_hinge_loss`, :func:`~solvers._losses.exp_unlabeled_loss` and
-    :class:`~solvers._losses.SmoothedExpLoss`, operation for operation.
+    Rows are taken ``block`` at a time (a block small enough to stay in the core's cache). For
+    each block and each point ``j``: its outputs ``o_i = z_i . w_j + b_j`` (BLAS ``gemv``), the loss
+    derivatives ``d_i`` of eq. (14) at them, and ``ACC[j] += Z_block^T d_block`` -- so that ``Z`` is
+    read from memory once per pass for all ``m`` points, not twice per point (``Z w`` then
+    ``Z^T d``). Point ``j``'s results are computed by the same operations in the same order
+    whatever ``m`` is and whatever the other points are (the one-versus-rest problems of a split
+    evaluated together, :mod:`solvers.batch`, give the numbers they give alone). The elementwise
+    formulas are those of :func:`solvers._losses.squared_hinge_loss`,
+    :func:`~solvers._losses.exp_unlabeled_loss` and :class:`~solvers._losses.SmoothedExpLoss`,
+    operation for operation.
 
     Parameters
     ----------
     Z : ndarray, shape (n, d), C-contiguous float64
-    w : ndarray, shape (d,)
-    b : float
-    o : ndarray, shape (n,)
-        Filled with ``Z w + b``; read instead when ``have_o``.
-    have_o : bool
-    y_row : ndarray, shape (n,)
-        Label +-1 of each labeled row (unused on unlabeled rows).
+    W : ndarray, shape (m, d), C-contiguous
+    B : ndarray, shape (m,)
+        Biases.
+    O : ndarray, shape (m, n)
+        Row ``j`` filled with ``Z w_j + b_j``; read instead when ``have_o[j]``.
+    have_o : ndarray of bool, shape (m,)
+    Y : ndarray, shape (m, n)
+        Label +-1 of each labeled row for each point (unused on unlabeled rows).
     unl_pos : ndarray of int64, shape (n,)
         -1 on labeled rows, the row's position among the unlabeled rows otherwise.
-    C, C_star, s : float
+    C, C_star : ndarray, shape (m,)
+    s : float
     smoothed : bool
         Unlabeled loss ``exp(-s t^2 / a_j) / sqrt_a_j`` (cS3VM) instead of ``exp(-s t^2)``.
-    a, sqrt_a : ndarray, shape (u,)
-        ``1 + 2 s var_j`` and its square root (read only when ``smoothed``).
+    A, SQA : ndarray, shape (m, u)
+        ``1 + 2 s var`` and its square root per unlabeled point (read only when ``smoothed``).
     block : int
         Rows per block.
-    acc : ndarray, shape (d,)
-        Set to ``Z^T d``.
-
-    Returns
-    -------
-    lab_sum, unl_sum : float
-        ``sum_lab max(0, 1 - y_i o_i)^2`` and the sum of the unlabeled loss.
+    ACC : ndarray, shape (m, d)
+        Row ``j`` set to ``Z^T d`` at point ``j``.
+    sums : ndarray, shape (m, 2)
+        Row ``j`` set to ``sum_lab max(0, 1 - y_i o_i)^2`` and the sum of the unlabeled loss.
     """
     n = Z.shape[0]
-    acc[:] = 0.0
+    m = W.shape[0]
+    ACC[:, :] = 0.0
     dblk = np.empty(block)
-    lab_sum = 0.0
-    unl_sum = 0.0
+    for j in range(m):
+        sums[j, 0] = 0.0
+        sums[j, 1] = 0.0
     for s0 in range(0, n, block):
         s1 = min(s0 + block, n)
         Zb = Z[s0:s1]
-        if not have_o:
-            ob = np.dot(Zb, w)
+        for j in range(m):
+            o = O[j]
+            y_row = Y[j]
+            Cj = C[j]
+            Csj = C_star[j]
+            if not have_o[j]:
+                ob = np.dot(Zb, W[j])
+                for k in range(s1 - s0):
+                    o[s0 + k] = ob[k] + B[j]
+            lab_sum = sums[j, 0]
+            unl_sum = sums[j, 1]
             for k in range(s1 - s0):
-                o[s0 + k] = ob[k] + b
-        for k in range(s1 - s0):
-            i = s0 + k
-            t = o[i]
-            j = unl_pos[i]
-            if j < 0:
-                slack = max(1.0 - y_row[i] * t, 0.0)
-                lab_sum += slack * slack
-                dblk[k] = C * y_row[i] * (-2.0 * slack)
-            elif smoothed:
-                e = np.exp(-s * t * t / a[j]) / sqrt_a[j]
-                unl_sum += e
-                dblk[k] = C_star * (-2.0 * s * t / a[j] * e)
-            else:
-                e = np.exp(-s * t * t)
-                unl_sum += e
-                dblk[k] = C_star * (-2.0 * s * t * e)
-        acc += np.dot(dblk[:s1 - s0], Zb)
-    return lab_sum, unl_sum
+                i = s0 + k
+                t = o[i]
+                p = unl_pos[i]
+                if p < 0:
+                    slack = max(1.0 - y_row[i] * t, 0.0)
+                    lab_sum += slack * slack
+                    dblk[k] = Cj * y_row[i] * (-2.0 * slack)
+                elif smoothed:
+                    e = np.exp(-s * t * t / A[j, p]) / SQA[j, p]
+                    unl_sum += e
+                    dblk[k] = Csj * (-2.0 * s * t / A[j, p] * e)
+                else:
+                    e = np.exp(-s * t * t)
+                    unl_sum += e
+                    dblk[k] = Csj * (-2.0 * s * t * e)
+            sums[j, 0] = lab_sum
+            sums[j, 1] = unl_sum
+            ACC[j] += np.dot(dblk[:s1 - s0], Zb)
+
+
+def _run_passes(payloads):
+    """Evaluate objective (14) at the points of ``payloads`` (same ``Z``, labeled rows, ``s``,
+    smoothing and block: one key of :meth:`SmoothObjective._evaluate_fused`) in one
+    :func:`_objective_pass`; returns ``(lab_sum, unl_sum, outputs, Z^T d)`` per payload."""
+    first = payloads[0]
+    Z, unl_pos, s, smoothed, block = first["Z"], first["unl_pos"], first["s"], first["smoothed"], first["block"]
+    m, (n, d) = len(payloads), Z.shape
+    u = first["a"].size
+    W = np.empty((m, d))
+    O = np.empty((m, n))
+    Y = np.empty((m, n))
+    A = np.empty((m, u))
+    SQA = np.empty((m, u))
+    have_o = np.zeros(m, dtype=np.bool_)
+    for j, p in enumerate(payloads):
+        W[j] = p["w"]
+        Y[j] = p["y_row"]
+        A[j] = p["a"]
+        SQA[j] = p["sqrt_a"]
+        if p["o"] is not None:
+            O[j] = p["o"]
+            have_o[j] = True
+    B = np.array([p["b"] for p in payloads])
+    C = np.array([p["C"] for p in payloads])
+    C_star = np.array([p["C_star"] for p in payloads])
+    ACC = np.empty((m, d))
+    sums = np.empty((m, 2))
+    _objective_pass(Z, W, B, O, have_o, Y, unl_pos, C, C_star, s, smoothed, A, SQA, block, ACC, sums)
+    return [(sums[j, 0], sums[j, 1], O[j], ACC[j]) for j in range(m)]
 
 
 def smooth_objective(w, Z, b, y_lab, labeled, C, C_star, unlabeled_loss):
@@ -225,18 +270,20 @@ class SmoothObjective:
                 a = np.ascontiguousarray(np.broadcast_to(sm.a, (u,)), dtype=np.float64)
                 sqrt_a = np.ascontiguousarray(np.broadcast_to(sm.sqrt_a, (u,)), dtype=np.float64)
             block = max(1, min(n, self.block_bytes // (8 * max(d, 1))))
-            self._pass = (y_row, unl_pos, float(C), float(C_star), unlabeled_loss.s, sm is not None, a, sqrt_a,
-                          block)
+            self._pass = dict(Z=Z, y_row=y_row, unl_pos=unl_pos, C=float(C), C_star=float(C_star),
+                              s=float(unlabeled_loss.s), smoothed=sm is not None, a=a, sqrt_a=sqrt_a, block=block)
+            # Evaluations of objectives with this key can share one pass over Z (solvers.batch).
+            self._batch_key = (id(Z), unl_pos.tobytes(), float(unlabeled_loss.s), sm is not None, block)
 
     def _evaluate_fused(self, w):
-        y_row, unl_pos, C, C_star, s, smoothed, a, sqrt_a, block = self._pass
         w = np.ascontiguousarray(w, dtype=np.float64)
-        n = self.Z.shape[0]
         have_o = self._known is not None and np.array_equal(self._known[0], w)
-        o = self._known[1].copy() if have_o else np.empty(n)
-        acc = np.empty_like(w)
-        lab_sum, unl_sum = _objective_pass(self.Z, w, self.b, o, have_o, y_row, unl_pos, C, C_star, s, smoothed, a,
-                                           sqrt_a, block, acc)
+        payload = dict(self._pass, w=w, b=self.b, o=self._known[1] if have_o else None)
+        group = current_group()
+        if group is None:
+            lab_sum, unl_sum, o, acc = _run_passes([payload])[0]
+        else:
+            lab_sum, unl_sum, o, acc = group.submit(self._batch_key, payload, _run_passes)
         value = 0.5 * float(w @ w) + self.C * lab_sum + self.C_star * unl_sum
         return value, w + acc, o
 
@@ -274,7 +321,14 @@ class SmoothObjective:
 
 
 class Method1Mixin:
-    """JMLR 2008 Sec. 4 "Method 1" features of the centered problem, computed once per fit."""
+    """JMLR 2008 Sec. 4 "Method 1" features of the centered problem, computed once per fit.
+
+    The features depend only on the training points and the unlabeled set, so the one-versus-rest
+    fits of a split share them, and run together (``batched_ovr``) their evaluations of objective
+    (14) share each pass over them (:func:`_objective_pass`, :mod:`solvers.batch`).
+    """
+
+    batched_ovr = True
 
     def _check_method1(self):
         if self.kernel_map not in ("eigh", "cholesky"):
