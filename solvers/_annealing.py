@@ -1,21 +1,21 @@
 """Pieces of deterministic annealing shared by :mod:`solvers.da` and :mod:`solvers.grad_da`.
 
 The p-step's balance multiplier (ICML 2006 eq. 8), the entropy and KL tests of the annealing
-loops (ICML 2006 Table 1), the losses V by name, the parameter checks of both estimators and the
+loops (ICML 2006 Table 1), the losses V by name, the parameter constraints of both estimators and the
 S3VM objective with the balanced labeling by which both select the returned solution.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
 
 from ._balance import balance_root, check_r, estimate_r, threshold_to_count
 from ._losses import hinge_loss, squared_hinge_loss, squared_loss
-from ._validation import check_int as _check_int
-from ._validation import check_positive
+from ._validation import Interval, Options, check_positive
 
 __all__ = ["NuRoot", "solve_nu", "bernoulli_entropy", "bernoulli_kl", "s3vm_objective", "LOSSES"]
 
@@ -135,28 +135,24 @@ def bernoulli_kl(logit_new, logit_old) -> float:
 # ----------------------------------------------------------------------------
 # shared by the estimators
 # ----------------------------------------------------------------------------
+#: Constraints (:mod:`solvers._validation`) of the annealing parameters :class:`DA` and
+#: :class:`solvers.grad_da.GradDA` share; each adds the base's, its ``loss`` and its own.
+ANNEALING_CONSTRAINTS = {
+    "T0": [Interval(Real, 0, None, closed="neither")],
+    "T_fixed": [Interval(Real, 0, None, closed="neither"), None],
+    "R": [Interval(Real, 1, None, closed="neither")],  # the annealing rate, T <- T / R
+    "epsilon": [Interval(Real, 0, None, closed="neither")],
+    "max_anneal": [Interval(Integral, 1, None, closed="left")],
+    "T_scale": [Options({"C_star", "absolute"})],
+    "select": [Options({"best", "last"})],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+}
+
+
 class _AnnealingParams:
-    """Parameter checks shared by :class:`DA` and :class:`solvers.grad_da.GradDA`."""
-
-    _losses_allowed = ("l1", "l2", "sqr")
-
-    def _check_annealing_params(self):
-        if self.loss not in self._losses_allowed:
-            raise ValueError(f"loss must be one of {self._losses_allowed} for {type(self).__name__}, "
-                             f"got {self.loss!r}")
-        check_positive(self.T0, "T0")
-        if self.T_fixed is not None:
-            check_positive(self.T_fixed, "T_fixed")
-        if check_positive(self.R, "R") <= 1.0:
-            raise ValueError(f"R (the annealing rate, T <- T / R) must be > 1, got {self.R!r}")
-        check_positive(self.epsilon, "epsilon")
-        _check_int(self.max_anneal, "max_anneal", 1)
-        if self.T_scale not in ("C_star", "absolute"):
-            raise ValueError(f"T_scale must be 'C_star' or 'absolute', got {self.T_scale!r}")
-        if self.select not in ("best", "last"):
-            raise ValueError(f"select must be 'best' or 'last', got {self.select!r}")
-        check_positive(self.tol, "tol")
-        _check_int(self.max_iter, "max_iter", 1)
+    """What :class:`DA` and :class:`solvers.grad_da.GradDA` share beyond their constraints
+    (:data:`ANNEALING_CONSTRAINTS`): C*, r and the first temperature of a binary problem."""
 
     def _resolve(self, y_pm, labeled):
         """C* (None -> C), r (None -> estimated from the labeled points) and the first temperature."""

@@ -25,6 +25,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,9 +34,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._balance import check_r
+# Not used here: imported so that the cell keys of the solvers on this base keep taking the
+# declared RESULT_VERSION of the balance numerics (harness.grid.declared_versions follows imports).
+from ._balance import check_r  # noqa: F401
 from ._kernels import gaussian_kernel, linear_kernel
-from ._validation import check_positive
+from ._validation import Interval, Options, validate_params
 
 __all__ = ["BaseS3VM", "BinaryFit", "UNLABELED", "array_digest", "shared_work"]
 
@@ -138,6 +141,11 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         whether the solver's problem involves unlabeled points (every S3VM's does; a supervised
         baseline's does not). Given a fully labeled ``y``, such a solver fits the supervised
         problem instead (:meth:`_fit_supervised`), as scikit-learn's semi-supervised estimators do.
+    ``_parameter_constraints``
+        what each ``__init__`` parameter may be (:mod:`solvers._validation`), checked by
+        :func:`~solvers._validation.validate_params` at the start of ``fit``. The base declares
+        the parameters most solvers share (``kernel``, ``sigma``, ``C``, ``C_star``, ``r``); a
+        solver declares all of its own, and a parameter without a constraint is not checked.
     """
 
     _accepts_sparse = True
@@ -150,6 +158,13 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
     #: imports. Bump it in the solver's class when a change moves any of its results; a change
     #: that moves none (a refactor, a faster path to the same numbers) leaves it as it is.
     result_version = 1
+    _parameter_constraints: dict = {
+        "kernel": [Options({"rbf", "linear"})],
+        "sigma": [Interval(Real, 0, None, closed="neither"), None],  # None only with the linear kernel
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "C_star": [Interval(Real, 0, None, closed="neither"), None],  # None: C* = C
+        "r": [Interval(Real, 0, 1, closed="neither"), None],  # None: estimated from the labeled points
+    }
 
     # ------------------------------------------------------------------ hooks
     def _fit_supervised(self, X, y_pm, gram):
@@ -175,18 +190,17 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         return np.ones_like(labeled)
 
     def _check_params(self):
-        """Validate hyperparameters; subclasses extend (raise ValueError/TypeError)."""
-        kernel = getattr(self, "kernel", "rbf")
-        if kernel not in ("rbf", "linear"):
-            raise ValueError(f"kernel must be 'rbf' or 'linear', got {kernel!r}")
-        if kernel == "rbf":
-            check_positive(self.sigma, "sigma")
-        check_positive(self.C, "C")
-        # Shared by every S3VM that has them: C* (None means C* = C) and the balance r.
-        if getattr(self, "C_star", None) is not None:
-            check_positive(self.C_star, "C_star")
-        if getattr(self, "r", None) is not None:
-            check_r(self.r)
+        """Validate the parameters: each against its declared constraints
+        (:func:`~solvers._validation.validate_params`), then the rules that tie several together;
+        subclasses extend the latter (raise ValueError/TypeError)."""
+        validate_params(self)
+        if getattr(self, "kernel", "rbf") == "rbf" and getattr(self, "sigma", 1.0) is None:
+            raise ValueError(f"{type(self).__name__}: sigma must be a float > 0 with kernel='rbf', got None "
+                             "(None is for the linear kernel)")
+
+    def _validate_params(self):
+        """scikit-learn's hook for parameter validation, on this suite's constraints (:meth:`_check_params`)."""
+        self._check_params()
 
     # ----------------------------------------------------------------- kernels
     def _kernel(self, A, B=None):

@@ -15,14 +15,15 @@ Table 15); Chapelle et al. (2006a) first combined it with cS3VM.
 from __future__ import annotations
 
 import functools
+from numbers import Integral, Real
 
 import numpy as np
 
 from ._base import array_digest
 from ._kernels import _GRAPH_WEIGHTS, DeformedKernel, gaussian_kernel, warn_disconnected
-from ._validation import check_int, check_positive
+from ._validation import Boolean, Interval, Options
 
-__all__ = ["DeformedKernelMixin", "GRAPH_PARAMS"]
+__all__ = ["DeformedKernelMixin", "GRAPH_PARAMS", "GRAPH_CONSTRAINTS"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
@@ -31,6 +32,16 @@ RESULT_VERSION = 1
 #: The estimator parameters the mixin adds (name -> default), documented on the solvers.
 GRAPH_PARAMS = {"n_neighbors": 6, "laplacian_power": 1, "gamma_ratio": 100.0, "graph_weights": "binary",
                 "normalized_laplacian": True}
+
+#: Their constraints (:mod:`solvers._validation`), for the ``_parameter_constraints`` of the
+#: classes using the mixin, whose ``kernel`` must also be ``"rbf"`` (k~ deforms the Gaussian kernel).
+GRAPH_CONSTRAINTS = {
+    "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+    "laplacian_power": [Interval(Integral, 1, None, closed="left")],
+    "gamma_ratio": [Interval(Real, 0, None, closed="neither")],
+    "graph_weights": [Options(set(_GRAPH_WEIGHTS))],
+    "normalized_laplacian": [Boolean()],
+}
 
 
 # The last fitted deformed kernel, keyed by a digest of the training points and every parameter
@@ -61,26 +72,14 @@ class DeformedKernelMixin:
     The class using it declares the parameters of :data:`GRAPH_PARAMS` in its ``__init__``
     (scikit-learn needs them spelled out there): ``n_neighbors`` (kNN graph), ``laplacian_power``
     (p), ``gamma_ratio`` (``gamma_I / gamma_A``: M = gamma_ratio * L^p), ``graph_weights``
-    (``"binary"`` or ``"heat"``) and ``normalized_laplacian``.
+    (``"binary"`` or ``"heat"``) and ``normalized_laplacian``, and their constraints
+    (:data:`GRAPH_CONSTRAINTS`, with ``kernel`` limited to ``"rbf"``) in ``_parameter_constraints``.
 
     Fitted attribute: ``deformed_kernel_`` (the :class:`~solvers._kernels.DeformedKernel`).
     """
 
     # The graph is built on the unlabeled points too: without them there is no point cloud.
     _needs_unlabeled = True
-
-    def _check_params(self):
-        super()._check_params()
-        if getattr(self, "kernel", "rbf") != "rbf":
-            raise ValueError(f"the deformed kernel is built on the Gaussian kernel: kernel must be 'rbf', got "
-                             f"{self.kernel!r} (a linear base kernel would need the kernel expansion path)")
-        check_int(self.n_neighbors, "n_neighbors", 1)
-        check_int(self.laplacian_power, "laplacian_power", 1)
-        check_positive(self.gamma_ratio, "gamma_ratio")
-        if self.graph_weights not in _GRAPH_WEIGHTS:
-            raise ValueError(f"graph_weights must be one of {_GRAPH_WEIGHTS}, got {self.graph_weights!r}")
-        if not isinstance(self.normalized_laplacian, (bool, np.bool_)):
-            raise ValueError(f"normalized_laplacian must be True or False, got {self.normalized_laplacian!r}")
 
     def fit(self, X, y):
         """Fit with the deformed kernel over all points of X (``y == -1`` marks unlabeled ones)."""

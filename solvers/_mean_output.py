@@ -34,6 +34,7 @@ matrix, centering, kernel-PCA map) is not redone for every r~.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,7 +44,14 @@ from ._balance import check_r, dichotomic_search, estimate_r, n_positive, thresh
 from ._base import BaseS3VM, BinaryFit, array_digest, shared_work
 from ._kernels import KernelCentering, linear_kernel
 from ._losses import squared_hinge_loss, symmetric_squared_hinge_loss
-from ._validation import check_int, check_positive
+from ._validation import Interval, check_int
+
+#: Constraints (:mod:`solvers._validation`) of the annealing of C* of the mean-output solvers that
+#: have one (:func:`c_star_schedule`): ``anneal_steps`` and ``anneal_start`` (first C* / final C*).
+C_STAR_ANNEALING_CONSTRAINTS = {
+    "anneal_steps": [Interval(Integral, 1, None, closed="left")],
+    "anneal_start": [Interval(Real, 0, 1, closed="right")],
+}
 
 #: Solves of one dichotomic search at most, and the bracket width in r~ where it gives up.
 _SEARCH_MAX_ITER = 30
@@ -219,28 +227,14 @@ class MeanOutputS3VM(BaseS3VM):
     balance = "mean_output"
     #: ``fit`` runs the dichotomic search itself (the harness then does not wrap it).
     _internal_search = True
-
-    def _check_params(self):
-        super()._check_params()
-        if self.r_tilde is not None:
-            try:
-                rt = float(self.r_tilde)
-            except (TypeError, ValueError):
-                raise TypeError(f"r_tilde must be a number or None, got {self.r_tilde!r}") from None
-            if not np.isfinite(rt):
-                raise ValueError(f"r_tilde must be finite (b = 2 r_tilde - 1), got {self.r_tilde!r}")
-        check_positive(self.tol, "tol")
-        check_int(self.max_iter, "max_iter", 1)
-        if getattr(self, "search_stall_halvings", None) is not None:
-            check_int(self.search_stall_halvings, "search_stall_halvings", 1)
-        if getattr(self, "search_warm_stages", None) is not None:
-            check_int(self.search_warm_stages, "search_warm_stages", 1)
-
-    def _check_anneal_schedule(self):
-        """``anneal_steps`` (int >= 1) and ``anneal_start`` (first C* / final C*, in (0, 1])."""
-        check_int(self.anneal_steps, "anneal_steps", 1)
-        if not check_positive(self.anneal_start, "anneal_start") <= 1.0:
-            raise ValueError(f"anneal_start (first C* / final C*) must be in (0, 1], got {self.anneal_start!r}")
+    #: The parameters every mean-output solver has; a subclass adds its own.
+    _parameter_constraints: dict = {
+        **BaseS3VM._parameter_constraints,
+        "r_tilde": [Interval(Real, None, None, closed="neither"), None],  # b = 2 r_tilde - 1
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "search_stall_halvings": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
     # ------------------------------------------------------------------ hooks
     def _prepare(self, problem: CenteredProblem) -> None:

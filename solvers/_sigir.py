@@ -29,12 +29,13 @@ parameterization:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
 from ._balance import check_r, estimate_r, n_positive
 from ._base import BaseS3VM, BinaryFit
-from ._validation import check_positive
+from ._validation import Interval, Options, check_positive
 
 __all__ = ["LinearProblem", "SIGIRLinearBase", "resolve_problem", "tsvm_objective"]
 
@@ -114,8 +115,9 @@ def tsvm_objective(w, b, o_l, y_l, o_u, prob: LinearProblem, lam_u: float | None
 
 
 class SIGIRLinearBase(BaseS3VM):
-    """Checks and fitted attributes common to :class:`LinearTSVM` and :class:`MFA`.
+    """Parameters, checks and fitted attributes common to :class:`LinearTSVM` and :class:`MFA`.
 
+    ``_parameter_constraints`` holds the constraints of the parameters both have; each adds its own.
     Subclasses return from ``_fit_binary`` a ``BinaryFit`` whose ``info`` holds
     ``"y_unlabeled"``: the final labels of the unlabeled points (exactly round(u r) positive).
     For two classes those labels are ``transduction_`` on the unlabeled points.
@@ -123,27 +125,23 @@ class SIGIRLinearBase(BaseS3VM):
 
     balance = "threshold"
     _accepts_sparse = True
+    _parameter_constraints: dict = {
+        "lam": [Interval(Real, 0, None, closed="neither")],
+        "lam_u": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither"), None],  # None: the SIGIR parameterization
+        "C_star": [Interval(Real, 0, None, closed="neither"), None],
+        "param": [Options(set(_PARAMS))],
+        "bias": [Options(set(_BIASES)), None],
+        "kernel": [Options({"linear"})],  # a linear method (SIGIR 2006)
+        "r": [Interval(Real, 0, 1, closed="neither"), None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_mfn_iter": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def _check_params(self):
-        if self.kernel != "linear":
-            raise ValueError(f"{type(self).__name__} is a linear method (SIGIR 2006): kernel must be "
-                             f"'linear', got {self.kernel!r}")
-        if self.param not in _PARAMS:
-            raise ValueError(f"param must be one of {_PARAMS}, got {self.param!r}")
-        if self.bias is not None and self.bias not in _BIASES:
-            raise ValueError(f"bias must be None or one of {_BIASES}, got {self.bias!r}")
+        super()._check_params()
         if self.param == "jmlr" and self.C is None:
             raise ValueError("param='jmlr' needs C (and optionally C_star; C_star=None means C* = C)")
-        if self.param == "jmlr" or (self.param == "auto" and self.C is not None):
-            check_positive(self.C, "C")
-            if self.C_star is not None:
-                check_positive(self.C_star, "C_star")
-        else:
-            check_positive(self.lam, "lam")
-            check_positive(self.lam_u, "lam_u")
-        if self.r is not None:
-            check_r(self.r)
-        check_positive(self.tol, "tol")
 
     def _fit_supervised(self, X, y_pm, gram):
         """Every point labeled: SIGIR 2006 eq. (18) without its unlabeled term, by L2-SVM-MFN

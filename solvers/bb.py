@@ -72,6 +72,7 @@ import math
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -81,7 +82,7 @@ from ._kernels import linear_kernel
 from . import _bb_kernels as _kern
 from ._bb_kernels import warm_up
 from ._primal import kernel_newton
-from ._validation import check_int, check_kernel_matrix, check_positive
+from ._validation import InstanceOf, Interval, check_int, check_kernel_matrix, check_positive
 
 __all__ = ["BBResult", "BranchAndBoundS3VM", "BruteForceResult", "branch_and_bound", "brute_force",
            "parallel_branch_and_bound", "s3vm_objective", "warm_up"]
@@ -979,6 +980,14 @@ class BranchAndBoundS3VM(BaseS3VM):
 
     balance = "threshold"
     _accepts_sparse = True
+    _parameter_constraints: dict = {
+        **BaseS3VM._parameter_constraints,
+        "gap_tol": [Interval(Real, 0, 1, closed="left")],
+        "node_limit": [Interval(Integral, 1, None, closed="left"), None],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "init_solver": [InstanceOf(str, "a solver name (str)"), None],
+        "n_jobs": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, gap_tol=1e-9, node_limit=1_000_000,
                  time_limit=600.0, init_solver=None, n_jobs=1):
@@ -992,18 +1001,6 @@ class BranchAndBoundS3VM(BaseS3VM):
         self.time_limit = time_limit
         self.init_solver = init_solver
         self.n_jobs = n_jobs
-
-    def _check_params(self):
-        super()._check_params()
-        if not isinstance(self.gap_tol, (int, float)) or not 0.0 <= self.gap_tol < 1.0:
-            raise ValueError(f"gap_tol must be a number in [0, 1), got {self.gap_tol!r}")
-        if self.node_limit is not None:
-            check_int(self.node_limit, "node_limit", 1)
-        if self.time_limit is not None:
-            check_positive(self.time_limit, "time_limit")
-        check_int(self.n_jobs, "n_jobs", 1)
-        if self.init_solver is not None and not isinstance(self.init_solver, str):
-            raise TypeError(f"init_solver must be a solver name (str) or None, got {self.init_solver!r}")
 
     def fit(self, X, y):
         """Fit on labeled and unlabeled points (``y == -1`` marks unlabeled); see the class doc."""

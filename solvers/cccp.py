@@ -32,12 +32,15 @@ by 1000", CCCP being run to convergence at each value and warm-started at the ne
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
 from ._losses import cccp_convex_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, labeled_loss_terms, s3vm_objective_p2
+from ._mean_output import (C_STAR_ANNEALING_CONSTRAINTS, MeanOutputS3VM, Solution, c_star_schedule,
+                           labeled_loss_terms, s3vm_objective_p2)
 from ._primal import CholeskyCache, lm_newton
-from ._validation import check_int
+from ._validation import Boolean, Interval
 
 __all__ = ["CCCP"]
 
@@ -76,6 +79,12 @@ class CCCP(MeanOutputS3VM):
     """
 
     _accepts_sparse = True
+    _parameter_constraints: dict = {
+        **MeanOutputS3VM._parameter_constraints,
+        **C_STAR_ANNEALING_CONSTRAINTS,
+        "anneal": [Boolean()],
+        "max_cccp_iter": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, anneal=True,
                  anneal_steps=10, anneal_start=1e-3, max_cccp_iter=100, tol=1e-10, max_iter=200,
@@ -93,13 +102,6 @@ class CCCP(MeanOutputS3VM):
         self.tol = tol
         self.max_iter = max_iter
         self.search_stall_halvings = search_stall_halvings
-
-    def _check_params(self):
-        super()._check_params()
-        if not isinstance(self.anneal, (bool, np.bool_)):
-            raise TypeError(f"anneal must be True or False, got {self.anneal!r}")
-        self._check_anneal_schedule()
-        check_int(self.max_cccp_iter, "max_cccp_iter", 1)
 
     def _solve(self, problem, y_pm, C, C_star, b):
         K = problem.centered_gram()

@@ -27,11 +27,13 @@ itself. Each stage is minimized by L-BFGS, warm-started; the first starts from w
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._mean_output import MeanOutputS3VM
-from ._validation import check_int, check_positive
+from ._validation import Interval
 from .grad_s3vm import ExpUnlabeledLoss, Method1Mixin
 
 __all__ = ["CS3VM", "gamma_schedule"]
@@ -116,6 +118,12 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
     """
 
     _accepts_sparse = True
+    _parameter_constraints: dict = {
+        **MeanOutputS3VM._parameter_constraints,
+        **Method1Mixin._method1_constraints,
+        "n_smooth": [Interval(Integral, 1, None, closed="left")],
+        "final_smoothing": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, s=5.0, n_smooth=10,
                  final_smoothing=0.01, kernel_map="eigh", tol=1e-9, max_iter=1000,
@@ -134,12 +142,6 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
         self.max_iter = max_iter
         self.search_stall_halvings = search_stall_halvings
         self.search_warm_stages = search_warm_stages
-
-    def _check_params(self):
-        super()._check_params()
-        self._check_method1()
-        check_int(self.n_smooth, "n_smooth", 1)
-        check_positive(self.final_smoothing, "final_smoothing")
 
     def _prepare_features(self, problem):
         """Squared norms ``||z_i||^2`` and ``lambda_max(Z_U^T Z_U)`` of the schedule (module doc)."""

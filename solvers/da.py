@@ -34,19 +34,20 @@ start T_icml = 10 with lambda' = 1 (their experiments) is ``T0 = 10`` for the hi
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.linalg as sla
 from scipy.special import expit
 
 # Re-exported: the p-step, the annealing tests and the losses are shared with grad_da.
-from ._annealing import (LOSSES, NuRoot, _AnnealingParams, _log_pq, bernoulli_entropy, bernoulli_kl,
-                         s3vm_objective, solve_nu)
+from ._annealing import (ANNEALING_CONSTRAINTS, LOSSES, NuRoot, _AnnealingParams, _log_pq, bernoulli_entropy,
+                         bernoulli_kl, s3vm_objective, solve_nu)
 from ._balance import n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import linear_kernel
 from ._primal import CholeskyCache, kernel_newton_terms
-from ._validation import check_int as _check_int
-from ._validation import check_positive
+from ._validation import Interval, Options
 
 __all__ = ["DA", "NuRoot", "solve_nu", "bernoulli_entropy", "bernoulli_kl", "s3vm_objective", "LOSSES"]
 
@@ -292,6 +293,13 @@ class DA(_AnnealingParams, BaseS3VM):
 
     _accepts_sparse = True  # only the Gram matrix is used (X X^T for the linear kernel)
     balance = "threshold"
+    _parameter_constraints: dict = {
+        **BaseS3VM._parameter_constraints,
+        **ANNEALING_CONSTRAINTS,
+        "loss": [Options({"l1", "l2", "sqr"})],
+        "max_inner": [Interval(Integral, 1, None, closed="left")],
+        "svc_tol": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, loss="l2", T0=10.0, T_fixed=None,
                  R=1.5, epsilon=1e-6, max_inner=100, max_anneal=30, T_scale="C_star", select="best", tol=1e-9,
@@ -313,12 +321,6 @@ class DA(_AnnealingParams, BaseS3VM):
         self.tol = tol
         self.max_iter = max_iter
         self.svc_tol = svc_tol
-
-    def _check_params(self):
-        super()._check_params()
-        self._check_annealing_params()
-        _check_int(self.max_inner, "max_inner", 1)
-        check_positive(self.svc_tol, "svc_tol")
 
     # ------------------------------------------------------------------ objective
     def _da_objective(self, beta, b, o, logit, T, y_pm, labeled, C, C_star):

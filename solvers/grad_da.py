@@ -42,7 +42,9 @@ from scipy.special import expit
 from ._balance import n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit, shared_work
 from ._kernels import kernel_pca_map
-from ._annealing import LOSSES, _AnnealingParams, _log_pq, bernoulli_entropy, s3vm_objective, solve_nu
+from ._annealing import (ANNEALING_CONSTRAINTS, LOSSES, _AnnealingParams, _log_pq, bernoulli_entropy,
+                         s3vm_objective, solve_nu)
+from ._validation import Options
 
 __all__ = ["GradDA", "smoothed_objective"]
 
@@ -149,8 +151,9 @@ class GradDA(_AnnealingParams, BaseS3VM):
     """
 
     _accepts_sparse = True  # rbf: only the Gram matrix is used; linear: Z = X works sparse
-    _losses_allowed = ("l2", "sqr")
     balance = "threshold"
+    _parameter_constraints: dict = {**BaseS3VM._parameter_constraints, **ANNEALING_CONSTRAINTS,
+                                    "loss": [Options({"l2", "sqr"})]}
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, loss="l2", T0=10.0, T_fixed=None,
                  R=1.5, epsilon=1e-6, max_anneal=30, T_scale="C_star", select="last", tol=1e-9, max_iter=1000):
@@ -169,10 +172,6 @@ class GradDA(_AnnealingParams, BaseS3VM):
         self.select = select
         self.tol = tol
         self.max_iter = max_iter
-
-    def _check_params(self):
-        super()._check_params()
-        self._check_annealing_params()
 
     def _fit_binary(self, X, y_pm, labeled, gram):
         if gram is None:  # linear kernel: Method 1 with z = x

@@ -19,6 +19,8 @@ L-BFGS) and warm-started from the previous stage; the first starts from w = 0.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.linalg as sla
 from numba import njit
@@ -27,8 +29,8 @@ from scipy.optimize import minimize
 from .batch import current_group
 from ._kernels import kernel_pca_map
 from ._losses import SmoothedExpLoss, exp_unlabeled_loss, squared_hinge_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, s3vm_objective_p2
-from ._validation import check_int, check_positive
+from ._mean_output import C_STAR_ANNEALING_CONSTRAINTS, MeanOutputS3VM, Solution, c_star_schedule, s3vm_objective_p2
+from ._validation import Interval, Options
 
 __all__ = ["GradS3VM", "smooth_objective", "SmoothObjective", "ExpUnlabeledLoss", "Method1Mixin"]
 
@@ -329,12 +331,13 @@ class Method1Mixin:
     """
 
     batched_ovr = True
-
-    def _check_method1(self):
-        if self.kernel_map not in ("eigh", "cholesky"):
-            raise ValueError(f"kernel_map must be 'eigh' or 'cholesky', got {self.kernel_map!r}")
-        check_positive(self.s, "s")
-        check_int(self.max_iter, "max_iter", 1)
+    #: Constraints of the parameters the Method 1 solvers add to the mean-output ones: the width
+    #: ``s`` of ``exp(-s t^2)``, ``kernel_map`` and the opt-in warm search ``search_warm_stages``.
+    _method1_constraints = {
+        "s": [Interval(Real, 0, None, closed="neither")],
+        "kernel_map": [Options({"eigh", "cholesky"})],
+        "search_warm_stages": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
     def _prepare_key(self):
         return super()._prepare_key() + (self.kernel_map,)
@@ -446,6 +449,8 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
     """
 
     _accepts_sparse = True
+    _parameter_constraints: dict = {**MeanOutputS3VM._parameter_constraints, **Method1Mixin._method1_constraints,
+                                    **C_STAR_ANNEALING_CONSTRAINTS}
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, s=5.0, anneal_steps=10,
                  anneal_start=2.0 ** -9, kernel_map="eigh", tol=1e-9, max_iter=1000,
@@ -464,11 +469,6 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
         self.max_iter = max_iter
         self.search_stall_halvings = search_stall_halvings
         self.search_warm_stages = search_warm_stages
-
-    def _check_params(self):
-        super()._check_params()
-        self._check_method1()
-        self._check_anneal_schedule()
 
     def _solve(self, problem, y_pm, C, C_star, b, warm=None):
         unl_loss = ExpUnlabeledLoss(self.s)

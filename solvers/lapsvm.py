@@ -25,7 +25,10 @@ that the JMLR 2008 Table 15 reproduction uses.
 
 from __future__ import annotations
 
-from ._deformed import DeformedKernelMixin
+from numbers import Real
+
+from ._deformed import GRAPH_CONSTRAINTS, DeformedKernelMixin
+from ._validation import Interval, Options
 from .svm import SVM
 
 __all__ = ["LapSVM"]
@@ -75,6 +78,9 @@ class LapSVM(DeformedKernelMixin, SVM):
     UserWarning
         The kNN graph is disconnected.
     """
+
+    _parameter_constraints: dict = {**SVM._parameter_constraints, "kernel": [Options({"rbf"})],
+                                    "sigma": [Interval(Real, 0, None, closed="neither")], **GRAPH_CONSTRAINTS}
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, tol=1e-9, max_iter=100, n_neighbors=6, laplacian_power=1,
                  gamma_ratio=100.0, graph_weights="binary", normalized_laplacian=True):

@@ -12,7 +12,10 @@ on the test set is not a protocol a benchmark can run; ``reports/DIFFERENCES.md`
 
 from __future__ import annotations
 
-from ._deformed import DeformedKernelMixin
+from numbers import Real
+
+from ._deformed import GRAPH_CONSTRAINTS, DeformedKernelMixin
+from ._validation import Interval, Options
 from .svm_balanced import BalancedSVM
 
 __all__ = ["BalancedLapSVM"]
@@ -39,6 +42,9 @@ class BalancedLapSVM(DeformedKernelMixin, BalancedSVM):
         ``info`` adds ``r``, ``n_pos_target`` and ``bias_shift`` (subtracted from LapSVM's own
         bias), as for :class:`solvers.svm_balanced.BalancedSVM`.
     """
+
+    _parameter_constraints: dict = {**BalancedSVM._parameter_constraints, "kernel": [Options({"rbf"})],
+                                    "sigma": [Interval(Real, 0, None, closed="neither")], **GRAPH_CONSTRAINTS}
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, r=None, tol=1e-9, max_iter=100, n_neighbors=6,
                  laplacian_power=1, gamma_ratio=100.0, graph_weights="binary", normalized_laplacian=True):

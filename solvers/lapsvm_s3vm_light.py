@@ -10,7 +10,10 @@ round(u r) positive unlabeled labels), which runs unchanged on the deformed Gram
 
 from __future__ import annotations
 
-from ._deformed import DeformedKernelMixin
+from numbers import Real
+
+from ._deformed import GRAPH_CONSTRAINTS, DeformedKernelMixin
+from ._validation import Interval, Options
 from .s3vm_light import S3VMLight
 
 __all__ = ["LapSVMS3VMLight"]
@@ -40,6 +43,13 @@ class LapSVMS3VMLight(DeformedKernelMixin, S3VMLight):
     ``balance = "threshold"`` is inherited: the harness shifts the outputs so that exactly
     round(u r) unlabeled outputs are positive, the internal labels already meeting eq. (3).
     """
+
+    _parameter_constraints: dict = {
+        **{name: c for name, c in S3VMLight._parameter_constraints.items() if name not in ("loss", "svc_tol")},
+        "kernel": [Options({"rbf"})],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        **GRAPH_CONSTRAINTS,
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, anneal_start=1e-5, anneal_factor=1.5,
                  max_swaps=100_000, pairs_per_retrain=1, tol=1e-9, max_iter=100, n_neighbors=6, laplacian_power=1,

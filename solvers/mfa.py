@@ -25,7 +25,7 @@ Parameterization: see :mod:`solvers._sigir`.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from ._base import BinaryFit
 from ._primal import (MFN_BIG_EPSILON, MFN_CGITERMAX, MFN_ITERMAX, MFN_RELATIVE_STOP_EPS,
                       MFN_SMALL_CGITERMAX, _cgls, _exact_line_search)
 from ._sigir import SIGIRLinearBase, resolve_problem, tsvm_objective
-from ._validation import check_positive
+from ._validation import Interval
 
 __all__ = ["MFA", "optimize_w", "mfa_system", "WStep"]
 
@@ -248,6 +248,16 @@ class MFA(SIGIRLinearBase):
     n_iter_ (alternations), stop_reason_, binary_fits_ (``info``: temperatures, final p, ...).
     """
 
+    _parameter_constraints: dict = {
+        **SIGIRLinearBase._parameter_constraints,
+        "T0": [Interval(Real, 0, None, closed="neither"), None],
+        "anneal_rate": [Interval(Real, 1, None, closed="neither")],
+        "T_fixed": [Interval(Real, 0, None, closed="neither"), None],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "max_outer_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_inner_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, lam=0.001, lam_u=1.0, C=None, C_star=None, param="auto", bias=None, kernel="linear",
                  r=None, T0=None, anneal_rate=DA_ANNEALING_RATE, T_fixed=None, epsilon=DA_EPSILON,
                  max_outer_iter=DA_OUTER_ITERMAX, max_inner_iter=DA_INNER_ITERMAX, tol=1e-6,
@@ -268,20 +278,6 @@ class MFA(SIGIRLinearBase):
         self.max_inner_iter = max_inner_iter
         self.tol = tol
         self.max_mfn_iter = max_mfn_iter
-
-    def _check_params(self):
-        super()._check_params()
-        if self.T0 is not None:
-            check_positive(self.T0, "T0")
-        if self.T_fixed is not None:
-            check_positive(self.T_fixed, "T_fixed")
-        if check_positive(self.anneal_rate, "anneal_rate") <= 1.0:
-            raise ValueError(f"anneal_rate must be > 1, got {self.anneal_rate!r}")
-        check_positive(self.epsilon, "epsilon")
-        for name in ("max_outer_iter", "max_inner_iter", "max_mfn_iter"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
 
     def _fit_binary(self, X, y_pm, labeled, gram):
         prob = resolve_problem(self, y_pm, labeled)

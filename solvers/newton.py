@@ -17,11 +17,15 @@ i = 1..10. The first stage starts from beta = 0 (Alg. 6), where every unlabeled 
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from ._losses import FLAT_LOSS_DEFAULTS, flat_unlabeled_loss, symmetric_squared_hinge_loss
-from ._mean_output import MeanOutputS3VM, Solution, c_star_schedule, labeled_loss_terms, s3vm_objective_p2
+from ._mean_output import (C_STAR_ANNEALING_CONSTRAINTS, MeanOutputS3VM, Solution, c_star_schedule,
+                           labeled_loss_terms, s3vm_objective_p2)
 from ._primal import CholeskyCache, lm_newton
+from ._validation import Interval, Options
 
 __all__ = ["NewtonS3VM"]
 
@@ -69,6 +73,13 @@ class NewtonS3VM(MeanOutputS3VM):
     """
 
     _accepts_sparse = True
+    _parameter_constraints: dict = {
+        **MeanOutputS3VM._parameter_constraints,
+        **C_STAR_ANNEALING_CONSTRAINTS,
+        "loss": [Options({"flat", "quadratic"})],
+        "plateau": [Interval(Real, 0, 1, closed="left")],
+        "ramp": [Interval(Real, 0, 0.5, closed="right")],  # and plateau + 2 ramp <= 1 (_check_params)
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, loss="flat",
                  plateau=FLAT_LOSS_DEFAULTS["plateau"], ramp=FLAT_LOSS_DEFAULTS["ramp"], anneal_steps=10,
@@ -90,11 +101,8 @@ class NewtonS3VM(MeanOutputS3VM):
 
     def _check_params(self):
         super()._check_params()
-        if self.loss not in ("flat", "quadratic"):
-            raise ValueError(f"loss must be 'flat' or 'quadratic', got {self.loss!r}")
         if self.loss == "flat":
-            flat_unlabeled_loss(0.0, plateau=self.plateau, ramp=self.ramp)  # validates the shape
-        self._check_anneal_schedule()
+            flat_unlabeled_loss(0.0, plateau=self.plateau, ramp=self.ramp)  # plateau + 2 ramp <= 1
 
     def _unlabeled_loss(self, o):
         if self.loss == "flat":

@@ -77,7 +77,7 @@ C-parameterization of DESIGN.md).
 from __future__ import annotations
 
 import dataclasses
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -85,7 +85,7 @@ from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
 from ._losses import hinge_loss, squared_hinge_loss
 from ._primal import CholeskyCache, PrimalResult, kernel_newton, l2svm_mfn
-from ._validation import check_positive
+from ._validation import Interval, Options, check_positive
 
 __all__ = ["LOSSES", "S3VMLight", "anneal_schedule", "best_swap_pairs"]
 
@@ -268,14 +268,6 @@ class _HingeTrainer:
                             (cost > 0.0) & (margins < 1.0))
 
 
-def _check_count(value, name, minimum, allow_none=True):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}{' or None' if allow_none else ''}, got {value!r}")
-    return int(value)
-
-
 class S3VMLight(BaseS3VM):
     """S3VM-light (Joachims 1999) as Algorithm 1 of JMLR 2008 Sec. 3.2; squared hinge (p = 2) or hinge.
 
@@ -370,6 +362,17 @@ class S3VMLight(BaseS3VM):
     """
 
     balance = "threshold"
+    _parameter_constraints: dict = {
+        **BaseS3VM._parameter_constraints,
+        "loss": [Options(set(LOSSES))],
+        "anneal_start": [Interval(Real, 0, None, closed="neither")],
+        "anneal_factor": [Interval(Real, 1, None, closed="neither")],
+        "max_swaps": [Interval(Integral, 0, None, closed="left"), None],
+        "pairs_per_retrain": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "svc_tol": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, loss="l2", anneal_start=1e-5,
                  anneal_factor=1.5, max_swaps=100_000, pairs_per_retrain=1, tol=1e-9, max_iter=100,
@@ -387,19 +390,6 @@ class S3VMLight(BaseS3VM):
         self.tol = tol
         self.max_iter = max_iter
         self.svc_tol = svc_tol
-
-    def _check_params(self):
-        super()._check_params()
-        if not isinstance(self.loss, str) or self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {tuple(LOSSES)} for {type(self).__name__}, got {self.loss!r}")
-        check_positive(self.svc_tol, "svc_tol")
-        check_positive(self.anneal_start, "anneal_start")
-        if check_positive(self.anneal_factor, "anneal_factor") <= 1.0:
-            raise ValueError(f"anneal_factor must be > 1, got {self.anneal_factor!r}")
-        _check_count(self.max_swaps, "max_swaps", 0)
-        _check_count(self.pairs_per_retrain, "pairs_per_retrain", 1)
-        check_positive(self.tol, "tol")
-        _check_count(self.max_iter, "max_iter", 1, allow_none=False)
 
     def fit(self, X, y):
         """Fit on labeled and unlabeled points (``y == -1`` marks unlabeled); see the class doc."""

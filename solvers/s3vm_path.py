@@ -67,6 +67,8 @@ theta_M after it update outputs that are already exact in ``O(n |S|)`` and ``O(n
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
@@ -77,7 +79,7 @@ from ._kernels import KernelCentering
 from ._path import PathResult, _exact_state, _exact_state_from, hinge_objective, s3vm_path  # noqa: F401
 from ._path_linalg import _CholeskyQ  # noqa: F401
 from ._path_qp import I, M, O, Z, conditional_optimum
-from ._validation import check_int, check_positive
+from ._validation import Boolean, Interval, Options
 
 __all__ = ["S3VMPath", "PathResult", "conditional_optimum", "hinge_objective", "s3vm_path",
            "O", "M", "I", "Z"]
@@ -122,6 +124,14 @@ class S3VMPath(BaseS3VM):
 
     _accepts_sparse = True
     balance = "threshold"
+    _parameter_constraints: dict = {
+        **BaseS3VM._parameter_constraints,
+        "kernel": [Options({"rbf"})],  # the kernel expansion of eq. (7) with the paper's Gaussian kernel
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "center": [Boolean()],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_events": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, center=True, tol=1e-9,
                  max_events=None):
@@ -136,12 +146,6 @@ class S3VMPath(BaseS3VM):
 
     def _check_params(self):
         super()._check_params()
-        check_positive(self.tol, "tol")
-        if self.max_events is not None:
-            check_int(self.max_events, "max_events", 1)
-        if self.kernel != "rbf":
-            raise ValueError(f"s3vm_path traces the kernel expansion of eq. (7) with the Gaussian kernel the "
-                             f"paper uses; kernel must be 'rbf', got {self.kernel!r}")
         if self.C_star is not None and self.C_star > self.C:
             raise ValueError(f"C_star must be <= C (the path runs over [0, C]); got C_star={self.C_star!r}, "
                              f"C={self.C!r}")

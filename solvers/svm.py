@@ -10,11 +10,13 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from ._base import BaseS3VM, BinaryFit
 from ._primal import kernel_newton, l2svm_mfn
-from ._validation import check_int, check_positive
+from ._validation import Interval, Options
 
 __all__ = ["SVM", "SVM5CV"]
 
@@ -54,6 +56,13 @@ class SVM(BaseS3VM):
 
     _needs_unlabeled = False
     evaluation = "transductive"
+    _parameter_constraints: dict = {
+        "kernel": [Options({"rbf", "linear"})],
+        "sigma": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, tol=1e-9, max_iter=100):
         self.kernel = kernel
@@ -61,11 +70,6 @@ class SVM(BaseS3VM):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
-
-    def _check_params(self):
-        super()._check_params()
-        check_positive(self.tol, "tol")
-        check_int(self.max_iter, "max_iter", 1)
 
     def _expansion_mask(self, labeled):
         return labeled  # the solution only involves the labeled points

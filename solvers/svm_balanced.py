@@ -13,9 +13,12 @@ SVM ... such that the balancing constraint (3) is satisfied").
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from ._balance import check_r, estimate_r, n_positive, threshold_shift
+from ._validation import Interval
 from .svm import SVM
 
 __all__ = ["BalancedSVM"]
@@ -47,6 +50,7 @@ class BalancedSVM(SVM):
     """
 
     balance = "threshold"
+    _parameter_constraints: dict = {**SVM._parameter_constraints, "r": [Interval(Real, 0, 1, closed="neither"), None]}
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, r=None, tol=1e-9, max_iter=100):
         self.kernel = kernel

@@ -14,7 +14,7 @@ or JMLR ``C``, ``C_star`` with a free bias; C = 1/(2 lam l), C* = lam'/(2 lam u)
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ._balance import threshold_to_count
 from ._base import BinaryFit
 from ._primal import MFN_ITERMAX, l2svm_mfn
 from ._sigir import SIGIRLinearBase, resolve_problem, tsvm_objective
-from ._validation import check_positive
+from ._validation import Interval, Options
 
 __all__ = ["LinearTSVM", "switch_pairs"]
 
@@ -133,6 +133,14 @@ class LinearTSVM(SIGIRLinearBase):
     binary_fits_ : list of BinaryFit, with ``info`` (stage history, CGLS iterations, ...)
     """
 
+    _parameter_constraints: dict = {
+        **SIGIRLinearBase._parameter_constraints,
+        "S": [Interval(Integral, 1, None, closed="left"), Options({"max"})],
+        "anneal_rate": [Interval(Real, 1, None, closed="neither")],
+        "lam_u_start": [Interval(Real, 0, None, closed="neither")],
+        "max_switch_iter": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
     def __init__(self, lam=0.001, lam_u=1.0, C=None, C_star=None, param="auto", bias=None, kernel="linear",
                  S=1, r=None, anneal_rate=2.0, lam_u_start=LAM_U_START, tol=1e-6, max_mfn_iter=MFN_ITERMAX,
                  max_switch_iter=None):
@@ -150,18 +158,6 @@ class LinearTSVM(SIGIRLinearBase):
         self.tol = tol
         self.max_mfn_iter = max_mfn_iter
         self.max_switch_iter = max_switch_iter
-
-    def _check_params(self):
-        super()._check_params()
-        if not (self.S == "max" or (isinstance(self.S, numbers.Integral) and not isinstance(self.S, bool)
-                                    and self.S >= 1)):
-            raise ValueError(f"S must be an integer >= 1 or 'max', got {self.S!r}")
-        if check_positive(self.anneal_rate, "anneal_rate") <= 1.0:
-            raise ValueError(f"anneal_rate must be > 1, got {self.anneal_rate!r}")
-        check_positive(self.lam_u_start, "lam_u_start")
-        if self.max_switch_iter is not None and not (
-                isinstance(self.max_switch_iter, numbers.Integral) and self.max_switch_iter >= 1):
-            raise ValueError(f"max_switch_iter must be None or an integer >= 1, got {self.max_switch_iter!r}")
 
     def _fit(self, X, y_pm, labeled):
         prob = resolve_problem(self, y_pm, labeled)

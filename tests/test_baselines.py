@@ -102,8 +102,8 @@ def test_bad_input(mutate, err, match):
         SVM().fit(*mutate(X, y))
 
 
-@pytest.mark.parametrize("params,match", [({"C": 0}, "C must be > 0"), ({"C": -2.0}, "C must be > 0"),
-                                          ({"sigma": 0.0}, "sigma must be > 0"), ({"kernel": "poly"}, "kernel")])
+@pytest.mark.parametrize("params,match", [({"C": 0}, "C must be a float > 0"), ({"C": -2.0}, "C must be a float > 0"),
+                                          ({"sigma": 0.0}, "sigma must be a float > 0"), ({"kernel": "poly"}, "kernel")])
 def test_bad_params(params, match):
     X, y = _data()
     with pytest.raises(ValueError, match=match):
@@ -111,11 +111,11 @@ def test_bad_params(params, match):
 
 
 @pytest.mark.parametrize("params,err,match", [
-    ({"tol": "a"}, TypeError, "tol must be a positive number"), ({"tol": 0.0}, ValueError, "tol must be > 0"),
-    ({"max_iter": float("inf")}, ValueError, "max_iter must be an integer >= 1"),
-    ({"max_iter": None}, ValueError, "max_iter must be an integer >= 1"),
-    ({"max_iter": 3.0}, ValueError, "max_iter must be an integer >= 1"),
-    ({"max_iter": 0}, ValueError, "max_iter must be an integer >= 1")])
+    ({"tol": "a"}, TypeError, "tol must be a float > 0"), ({"tol": 0.0}, ValueError, "tol must be a float > 0"),
+    ({"max_iter": float("inf")}, ValueError, "max_iter must be an int >= 1"),
+    ({"max_iter": None}, ValueError, "max_iter must be an int >= 1"),
+    ({"max_iter": 3.0}, ValueError, "max_iter must be an int >= 1"),
+    ({"max_iter": 0}, ValueError, "max_iter must be an int >= 1")])
 @pytest.mark.parametrize("cls", [SVM, BalancedSVM, LapSVM])
 def test_bad_tol_and_max_iter_are_reported_before_any_work(cls, params, err, match):
     X, y = _data()

@@ -527,18 +527,18 @@ def test_bad_input(name, mutate, match):
 
 
 @pytest.mark.parametrize("name,params,err,match", [
-    ("newton", {"loss": "hinge"}, ValueError, "loss must be 'flat' or 'quadratic'"),
+    ("newton", {"loss": "hinge"}, ValueError, "loss must be one of 'flat', 'quadratic'"),
     ("newton", {"plateau": 0.9}, ValueError, "plateau"),
     ("newton", {"anneal_steps": 0}, ValueError, "anneal_steps"),
     ("newton", {"anneal_start": 2.0}, ValueError, "anneal_start"),
     ("newton", {"r_tilde": "half"}, TypeError, "r_tilde"),
     ("newton", {"r_tilde": np.inf}, ValueError, "r_tilde"),
-    ("newton", {"r": 1.5}, ValueError, "r must lie"),
+    ("newton", {"r": 1.5}, ValueError, r"r must be a float in \(0, 1\)"),
     ("newton", {"C_star": 0.0}, ValueError, "C_star"),
     ("newton", {"tol": -1.0}, ValueError, "tol"),
-    ("cccp", {"anneal": "yes"}, TypeError, "anneal must be True or False"),
+    ("cccp", {"anneal": "yes"}, TypeError, "anneal must be a bool"),
     ("cccp", {"max_cccp_iter": 0}, ValueError, "max_cccp_iter"),
-    ("grad_s3vm", {"s": 0.0}, ValueError, "s must be > 0"),
+    ("grad_s3vm", {"s": 0.0}, ValueError, "s must be a float > 0"),
     ("grad_s3vm", {"kernel_map": "qr"}, ValueError, "kernel_map"),
     ("grad_s3vm", {"max_iter": 0}, ValueError, "max_iter"),
     ("cs3vm", {"n_smooth": 0}, ValueError, "n_smooth"),

@@ -284,15 +284,15 @@ def test_bad_input(mutate, err, match):
 
 
 @pytest.mark.parametrize("params,err,match", [
-    ({"C": 0.0}, ValueError, "C must be > 0"), ({"C": -1.0}, ValueError, "C must be > 0"),
-    ({"sigma": 0.0}, ValueError, "sigma must be > 0"), ({"C_star": 0.0}, ValueError, "C_star must be > 0"),
-    ({"r": 0.0}, ValueError, "r must lie"), ({"r": 1.2}, ValueError, "r must lie"),
-    ({"r": "half"}, TypeError, "r must be a number"), ({"loss": "hinge"}, ValueError, "loss must be"),
-    ({"T0": -1.0}, ValueError, "T0 must be > 0"), ({"T_fixed": 0.0}, ValueError, "T_fixed must be > 0"),
-    ({"R": 1.0}, ValueError, "R .* must be > 1"), ({"epsilon": 0}, ValueError, "epsilon must be > 0"),
+    ({"C": 0.0}, ValueError, "C must be a float > 0"), ({"C": -1.0}, ValueError, "C must be a float > 0"),
+    ({"sigma": 0.0}, ValueError, "sigma must be a float > 0"), ({"C_star": 0.0}, ValueError, "C_star must be a float > 0"),
+    ({"r": 0.0}, ValueError, r"r must be a float in \(0, 1\)"), ({"r": 1.2}, ValueError, r"r must be a float in \(0, 1\)"),
+    ({"r": "half"}, TypeError, r"r must be a float in \(0, 1\)"), ({"loss": "hinge"}, ValueError, "loss must be"),
+    ({"T0": -1.0}, ValueError, "T0 must be a float > 0"), ({"T_fixed": 0.0}, ValueError, "T_fixed must be a float > 0"),
+    ({"R": 1.0}, ValueError, "R must be a float > 1"), ({"epsilon": 0}, ValueError, "epsilon must be a float > 0"),
     ({"max_inner": 0}, ValueError, "max_inner"), ({"max_anneal": 2.5}, ValueError, "max_anneal"),
     ({"T_scale": "kelvin"}, ValueError, "T_scale"), ({"select": "first"}, ValueError, "select"),
-    ({"kernel": "poly"}, ValueError, "kernel"), ({"C": "1"}, TypeError, "C must be a positive number"),
+    ({"kernel": "poly"}, ValueError, "kernel"), ({"C": "1"}, TypeError, "C must be a float > 0"),
 ])
 def test_bad_params(params, err, match):
     X, _, y_semi = _small()

@@ -162,11 +162,11 @@ def test_bad_input(mutate, err, match):
 
 
 @pytest.mark.parametrize("params,err,match", [
-    ({"C": 0.0}, ValueError, "C must be > 0"), ({"sigma": -1.0}, ValueError, "sigma must be > 0"),
-    ({"C_star": -1.0}, ValueError, "C_star must be > 0"), ({"r": 1.0}, ValueError, "r must lie"),
-    ({"r": -0.1}, ValueError, "r must lie"), ({"loss": "l1"}, ValueError, "loss must be one of"),
-    ({"R": 0.5}, ValueError, "R .* must be > 1"), ({"T0": 0.0}, ValueError, "T0 must be > 0"),
-    ({"max_iter": 0}, ValueError, "max_iter"), ({"tol": 0.0}, ValueError, "tol must be > 0"),
+    ({"C": 0.0}, ValueError, "C must be a float > 0"), ({"sigma": -1.0}, ValueError, "sigma must be a float > 0"),
+    ({"C_star": -1.0}, ValueError, "C_star must be a float > 0"), ({"r": 1.0}, ValueError, r"r must be a float in \(0, 1\)"),
+    ({"r": -0.1}, ValueError, r"r must be a float in \(0, 1\)"), ({"loss": "l1"}, ValueError, "loss must be one of"),
+    ({"R": 0.5}, ValueError, "R must be a float > 1"), ({"T0": 0.0}, ValueError, "T0 must be a float > 0"),
+    ({"max_iter": 0}, ValueError, "max_iter"), ({"tol": 0.0}, ValueError, "tol must be a float > 0"),
 ])
 def test_bad_params(params, err, match):
     X, _, y_semi = _small()

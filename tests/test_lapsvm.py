@@ -240,11 +240,11 @@ def test_bad_inputs_rejected(cls, mutate, err, match):
 @pytest.mark.parametrize("cls", [LapSVM, LapSVMS3VMLight])
 @pytest.mark.parametrize("params,err,match", [
     ({"n_neighbors": 40}, ValueError, "n_neighbors=40 must be smaller than the number of points n=40"),
-    ({"n_neighbors": 0}, ValueError, "n_neighbors must be an integer >= 1"),
+    ({"n_neighbors": 0}, ValueError, "n_neighbors must be an int >= 1"),
     ({"n_neighbors": 2.5}, ValueError, "n_neighbors"),
     ({"laplacian_power": 0}, ValueError, "laplacian_power"),
-    ({"gamma_ratio": 0.0}, ValueError, "gamma_ratio must be > 0"),
-    ({"gamma_ratio": -1.0}, ValueError, "gamma_ratio must be > 0"),
+    ({"gamma_ratio": 0.0}, ValueError, "gamma_ratio must be a float > 0"),
+    ({"gamma_ratio": -1.0}, ValueError, "gamma_ratio must be a float > 0"),
     ({"graph_weights": "cosine"}, ValueError, "graph_weights"),
     ({"normalized_laplacian": "yes"}, ValueError, "normalized_laplacian"),
     ({"kernel": "linear"}, ValueError, "kernel must be 'rbf'"),

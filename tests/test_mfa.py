@@ -41,7 +41,7 @@ def test_balance_root_ties_and_bad_input():
     np.testing.assert_allclose(res.p, 0.3, atol=1e-12)
     with pytest.raises(ValueError, match="T must be > 0"):
         balance_root(g, 0.0, 0.3)
-    with pytest.raises(ValueError, match="strictly between"):
+    with pytest.raises(ValueError, match="r must lie"):
         balance_root(g, 1.0, 1.0)
     with pytest.raises(ValueError, match="empty"):
         balance_root([], 1.0, 0.3)
@@ -155,8 +155,8 @@ def test_registry_and_class_attributes():
 
 @pytest.mark.parametrize("kw, match", [
     (dict(kernel="rbf"), "kernel must be 'linear'"),
-    (dict(T_fixed=0.0), "T_fixed must be > 0"),
-    (dict(anneal_rate=0.5), "anneal_rate must be > 1"),
+    (dict(T_fixed=0.0), "T_fixed must be a float > 0"),
+    (dict(anneal_rate=0.5), "anneal_rate must be a float > 1"),
     (dict(max_outer_iter=0), "max_outer_iter"),
     (dict(param="jmlr"), "needs C"),
 ])

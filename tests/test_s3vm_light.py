@@ -258,7 +258,7 @@ def test_protocol_run_is_balanced():
 
 
 @pytest.mark.parametrize("params,err,match", [
-    ({"C_star": 0.0}, ValueError, "C_star must be > 0"), ({"r": 1.0}, ValueError, "strictly between"),
+    ({"C_star": 0.0}, ValueError, "C_star must be a float > 0"), ({"r": 1.0}, ValueError, r"r must be a float in \(0, 1\)"),
     ({"anneal_start": -1.0}, ValueError, "anneal_start"), ({"anneal_factor": 1.0}, ValueError, "anneal_factor"),
     ({"max_swaps": -1}, ValueError, "max_swaps"), ({"max_swaps": 2.5}, ValueError, "max_swaps"),
     ({"pairs_per_retrain": 0}, ValueError, "pairs_per_retrain"), ({"tol": 0.0}, ValueError, "tol"),

@@ -216,7 +216,7 @@ def test_multiclass_is_one_vs_rest_and_selection_needs_two_classes():
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"kernel": "linear"}, "Gaussian"),
+    ({"kernel": "linear"}, "kernel must be 'rbf'"),
     ({"C": 1.0, "C_star": 2.0}, "C_star must be <= C"),
     ({"tol": 0.0}, "tol"),
     ({"max_events": 0}, "max_events"),

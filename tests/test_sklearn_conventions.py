@@ -1,12 +1,20 @@
 """Every registered solver is a scikit-learn classifier: ``check_estimator`` passes on each, a fully
-labeled ``y`` fitting the supervised problem; the one declared exception is -1 as a class label."""
+labeled ``y`` fitting the supervised problem; the one declared exception is -1 as a class label.
+Each declares a constraint for every parameter (``_parameter_constraints``), checked at ``fit``
+by the one validation helper, :func:`solvers._validation.validate_params`."""
 
 from __future__ import annotations
 
+import inspect
+from numbers import Integral, Real
+
 import numpy as np
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from s3vm_bench.solvers import REGISTRY, get_solver
+from s3vm_bench.solvers._validation import (Boolean, InstanceOf, Interval, InvalidParameterError, Options,
+                                            validate_params)
 
 #: Limits that keep branch and bound short on the checks' random data (it is exact either way).
 _PARAMS = {"bb": {"time_limit": 5.0, "node_limit": 2000}}
@@ -55,3 +63,103 @@ def test_a_limit_that_stops_a_solver_is_a_convergence_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         assert SVM(sigma=1.0, C=10.0).fit(X, y).stop_reason_ != ["max_iter"]  # converged: no warning
+
+
+# ----------------------------------------------------------------------------
+# parameter constraints
+# ----------------------------------------------------------------------------
+_CONSTRAINT_TYPES = (Interval, Options, Boolean, InstanceOf, type(None))
+_PARAMS_OF = {name: sorted(inspect.signature(get_solver(name).__init__).parameters.keys() - {"self"})
+              for name in sorted(REGISTRY)}
+_CASES = [(name, param) for name, params in _PARAMS_OF.items() for param in params]
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_parameter_is_constrained_and_the_defaults_are_valid(name):
+    cls = get_solver(name)
+    declared = cls._parameter_constraints
+    assert set(declared) == set(_PARAMS_OF[name]), (
+        f"{name}: no constraint for {sorted(set(_PARAMS_OF[name]) - set(declared))}, constraints for "
+        f"non-parameters {sorted(set(declared) - set(_PARAMS_OF[name]))}")
+    for param, constraints in declared.items():
+        assert isinstance(constraints, list) and constraints, (name, param)
+        assert all(isinstance(c, _CONSTRAINT_TYPES) for c in constraints), (name, param, constraints)
+    validate_params(cls())  # the defaults pass
+    validate_params(cls(**_PARAMS.get(name, {})))
+
+
+def _bad_values(constraints):
+    """Values that none of ``constraints`` allows: just outside a bound, another type, and for an
+    integer parameter a whole number given as a float."""
+    out = [type("BadType", (), {})()]
+    first = constraints[0]
+    if isinstance(first, Interval):
+        if first.left is not None:
+            out.append(first.left - 1 if first.closed in ("left", "both") else first.left)
+        elif first.right is not None:
+            out.append(first.right + 1 if first.closed in ("right", "both") else first.right)
+        else:
+            out.append(float("nan"))
+        out.append(True)  # a bool is not a number
+        if first.type is Integral:
+            out.append(float(max(first.left or 0, 1) + 1))  # 2.0 for an int >= 1
+        if None not in constraints:
+            out.append(None)
+    elif isinstance(first, Options):
+        out.append("no-such-option")
+    elif isinstance(first, Boolean):
+        out += ["yes", 1]
+    elif isinstance(first, InstanceOf):
+        out.append(3)
+    return out
+
+
+@pytest.mark.parametrize("name,param", _CASES)
+def test_a_bad_value_of_each_parameter_is_refused_and_named(name, param):
+    cls = get_solver(name)
+    X = np.arange(12.0).reshape(6, 2)
+    y = np.array([0, 1, -1, -1, 0, 1])
+    for bad in _bad_values(cls._parameter_constraints[param]):
+        est = cls(**_PARAMS.get(name, {})).set_params(**{param: bad})
+        with pytest.raises(InvalidParameterError) as info:
+            est.fit(X, y)  # refused before any work
+        message = str(info.value)
+        assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+        assert f"{cls.__name__}: {param} must be " in message and f"got {bad!r}" in message, message
+
+
+def test_the_number_rules_hold_for_every_parameter():
+    from s3vm_bench.solvers.svm import SVM
+
+    # numpy scalars pass, ints pass as floats; bools, NaN, inf and whole floats for ints do not
+    validate_params(SVM(C=np.float32(2.0), sigma=np.int64(3), tol=1, max_iter=np.int64(5)))
+    cases = [({"C": -1.0}, "SVM: C must be a float > 0, got -1.0"),
+             ({"C": True}, "SVM: C must be a float > 0, got True (a bool is not a number)"),
+             ({"C": np.inf}, "SVM: C must be a float > 0, got inf (NaN and infinity are refused)"),
+             ({"sigma": float("nan")}, "SVM: sigma must be a float > 0 or None, got nan"),
+             ({"max_iter": 3.0}, "SVM: max_iter must be an int >= 1, got 3.0 (an integer parameter takes an int: "
+                                 "write 3, not 3.0)"),
+             ({"max_iter": np.float64(3.0)}, "SVM: max_iter must be an int >= 1, got np.float64(3.0)"),
+             ({"kernel": "poly"}, "SVM: kernel must be one of 'linear', 'rbf', got 'poly'")]
+    for params, message in cases:
+        with pytest.raises(InvalidParameterError) as info:
+            validate_params(SVM(**params))
+        assert str(info.value).startswith(message), str(info.value)
+    with pytest.raises(ValueError, match="sigma must be a float > 0 with kernel='rbf', got None"):
+        SVM(sigma=None).fit(np.eye(4), [0, 1, -1, -1])  # None is for the linear kernel only
+    SVM(kernel="linear", sigma=None).fit(np.eye(4), [0, 1, -1, -1])
+
+
+def test_constraints_describe_themselves():
+    assert str(Interval(Real, 0, 1, closed="neither")) == "a float in (0, 1)"
+    assert str(Interval(Real, 0, 1, closed="left")) == "a float in [0, 1)"
+    assert str(Interval(Integral, 0, None, closed="left")) == "an int >= 0"
+    assert str(Interval(Real, None, 0.5, closed="right")) == "a float <= 0.5"
+    assert str(Interval(Real, None, None, closed="neither")) == "a finite float"
+    assert str(Options({"b", "a"})) == "one of 'a', 'b'" and str(Options({"rbf"})) == "'rbf'"
+    assert not Options({"a"}).is_satisfied_by(np.array(["a"])) and Options({"a"}).is_satisfied_by(np.str_("a"))
+    assert not Interval(Integral, 0, 1).is_satisfied_by(np.True_) and Boolean().is_satisfied_by(np.False_)
+    with pytest.raises(ValueError):
+        Interval(Real, 1, 0)
+    with pytest.raises(ValueError):
+        Interval(str, 0, 1)

@@ -54,8 +54,8 @@ def test_registry_and_class_attributes():
     (dict(param="jmlr"), "needs C"),
     (dict(param="other"), "param must be"),
     (dict(bias="none"), "bias must be"),
-    (dict(anneal_rate=1.0), "anneal_rate must be > 1"),
-    (dict(r=1.0), "strictly between"),
+    (dict(anneal_rate=1.0), "anneal_rate must be a float > 1"),
+    (dict(r=1.0), r"r must be a float in \(0, 1\)"),
 ])
 def test_bad_parameters(kw, match):
     X, y, lab = blobs(0, n=20)
