@@ -603,16 +603,27 @@ class ResultCache:
 
 def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
     """Yield (cell, row) as cells finish, in completion order."""
-    if backend == "sequential" or (backend == "loky" and n_jobs == 1):
+    env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
+    if backend == "sequential" or (backend == "loky" and n_jobs == 1 and not time_limit):
         from threadpoolctl import threadpool_limits
 
         # One BLAS thread per cell, as joblib gives each loky worker when n_jobs = cores: the
         # parallelism is across cells, fit times do not depend on the backend, and BLAS threads
         # spinning against other processes on a shared machine made cells 16-50x slower.
+        # "sequential" runs the cells in this process (for debugging: no isolation, the time
+        # limit is the alarm of execute_cell only).
         for cell in todo:
             with threadpool_limits(limits=1):
                 row = execute_cell(cell, time_limit)
             yield cell, row
+    elif backend == "loky" and n_jobs == 1:
+        from .isolate import run_isolated
+
+        # One cell at a time with a time limit: each in a process of its own (harness.isolate), so
+        # that the limit also stops a solver stuck in compiled code and a cell that kills its
+        # process is recorded as failed while the run goes on.
+        for cell in todo:
+            yield cell, run_isolated(cell, time_limit, env)
     elif backend == "loky":
         from joblib import Parallel, delayed
 
@@ -620,7 +631,6 @@ def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
 
         from .isolate import run_isolated
 
-        env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
         par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
         finished = set()
         try:
@@ -648,7 +658,6 @@ def _iter_results(todo, n_jobs, backend, scheduler, time_limit):
                                    processes=True, dashboard_address=None, host="127.0.0.1")
         client = scheduler if isinstance(scheduler, Client) else Client(cluster or scheduler)
         # Workers started elsewhere do not have this process's data location: it goes with each cell.
-        env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
         try:
             futures = {client.submit(_execute_pair, c, time_limit, env, pure=False): c for c in todo}
             for fut in as_completed(futures):
@@ -679,6 +688,9 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
     n_jobs : int
         joblib workers (-1: all cores).
     backend : {"loky", "dask", "sequential"}
+        ``"loky"`` with ``n_jobs == 1`` and a ``time_limit`` runs each cell in a child process of
+        its own (:func:`harness.isolate.run_isolated`: a hard limit, a death recorded as the
+        cell's); ``"sequential"`` runs every cell in this process (no isolation: for debugging).
     scheduler : str or distributed.Client, optional
         The dask scheduler address (or a connected client) for ``backend="dask"``; without one, a
         ``distributed.LocalCluster`` of ``n_jobs`` worker processes is started for the run. The

@@ -645,3 +645,14 @@ def test_an_isolated_cell_is_killed_past_its_limit_and_its_death_is_recorded(dat
     assert dead["status"] == "failed" and "killed by signal SIGKILL" in dead["error"]
     ok = run_isolated(Cell("toy", "2moons", "svm", 0, n_splits=2), time_limit=60)
     assert ok["status"] == "done" and ok["cpu_seconds"] is not None
+
+
+def test_one_job_with_a_time_limit_runs_each_cell_isolated(data_env, tmp_path):
+    """With ``--jobs 1`` (loky, one job) and a time limit, a cell stuck in compiled code is killed and
+    one that kills its process is recorded as failed; the cells after them still run."""
+    cells = [Cell("toy", "2moons", "tests._bad_solvers:Stuck", 0, n_splits=2),
+             Cell("toy", "2moons", "tests._bad_solvers:Killer", 0, n_splits=2, settings={"C": 13.0}),
+             Cell("toy", "2moons", "svm", 1, n_splits=2)]
+    rows = run_cells(cells, tmp_path / "cache", n_jobs=1, time_limit=1.0, progress=False)
+    assert [r["status"] for r in rows] == ["timeout", "failed", "done"]
+    assert "hard wall-clock limit" in rows[0]["error"] and "SIGKILL" in rows[1]["error"]
