@@ -34,9 +34,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-# Not used here: imported so that the cell keys of the solvers on this base keep taking the
-# declared RESULT_VERSION of the balance numerics (harness.grid.declared_versions follows imports).
-from ._balance import check_r  # noqa: F401
 from ._kernels import gaussian_kernel, linear_kernel
 from ._validation import Interval, Options, validate_params
 
