@@ -225,17 +225,15 @@ def _reproduce(args) -> int:
     from s3vm_bench.data_registry import DataFetchError
 
     from .reproduce import reproduce
-    from .specs import EXTERNAL, SPECS, UNSPECIFIED
+    from .specs import SPECS, UNSPECIFIED
 
     if args.list:
         for key, spec in SPECS.items():
             print(f"{key:18} {spec.title}")
-        for key, (title, _) in EXTERNAL.items():
-            print(f"{key:18} {title}")
         for key, why in UNSPECIFIED.items():
             print(f"{key:18} (no spec: {why})")
         return 0
-    keys = list(SPECS) + list(EXTERNAL) if args.all else args.tables
+    keys = list(SPECS) if args.all else args.tables
     if not keys:
         print("name at least one table (see --list), or --all", file=sys.stderr)
         return 2
@@ -277,7 +275,7 @@ def _reproduce(args) -> int:
         from .plan import format_plan, plan
 
         try:
-            rows, external, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
+            rows, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
                                          solvers=args.solvers, params=params, cache_dir=cache,
                                          results=results,
                                          read_table=not args.no_table)
@@ -285,7 +283,7 @@ def _reproduce(args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
-        print(format_plan(rows, external, total, n_cores=jobs))
+        print(format_plan(rows, total, n_cores=jobs))
         return 0
     try:
         out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
@@ -495,7 +493,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("reproduce", help="regenerate paper tables beside the published values")
     rp.add_argument("tables", nargs="*", metavar="TABLE", help="e.g. jmlr2008-table8 (see --list)")
-    rp.add_argument("--all", action="store_true", help="every table with a spec (and ICML 2013 Table 2)")
+    rp.add_argument("--all", action="store_true", help="every table with a spec")
     rp.add_argument("--list", action="store_true", help="list the tables and exit")
     rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count): a smoke run")
     rp.add_argument("--splits", type=_positive_int, help="run at most the first N splits of each table (the report also "
@@ -503,8 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
     rp.add_argument("--solvers", nargs="+", metavar="NAME",
                     help="only run the columns of these solvers (e.g. s3vm_light after a change to it); the other "
-                         "cells are read from the cache, and external tables are not run. A solver that is not a "
-                         "column of the table (package.module:Class, path/to/file.py:Class, an entry point or "
+                         "cells are read from the cache (ICML 2013 Table 2's cells, which run every method, are "
+                         "s3vm_path's). A solver that is not a column of the table (package.module:Class, path/to/file.py:Class, an entry point or "
                          "another registered name) is added as an extra column")
     rp.add_argument("--param", action="append", metavar="NAME=VALUE",
                     help="parameter of the extra columns' solver (repeatable)")

@@ -13,10 +13,10 @@ Three kinds of figures:
   labeling and the expansion ``beta, b`` of the L2-SVM on that labeling), evaluated in closed form
   on a grid; the Coil3 cars are the images of the data set itself;
 * **experiments** -- stored result tables (``reports/figures-data/*.jsonl``,
-  ``reports/icml2013/fig6.jsonl``, and ICML 2013 Table 2's ``reports/icml2013/cells.jsonl``).
+  ``reports/icml2013/fig6.jsonl``, and ICML 2013 Table 2's rows in ``reports/runs/icml2013-table2/``).
 
 The plotting code never trains a solver. The stored inputs are made by
-``s3vm-bench figures --make-data NAME`` (:mod:`harness.figure_data`; Table 2's cells by
+``s3vm-bench figures --make-data NAME`` (:mod:`harness.figure_data`; Table 2's rows by
 ``s3vm-bench reproduce icml2013-table2``) into the work folder's ``reports/``; a figure reads the
 work folder's copy when there is one, else the shipped one (:class:`_Stored`). A figure whose
 stored input does not exist raises :class:`MissingData` naming the command that makes it;
@@ -66,7 +66,7 @@ class _Stored:
 
     def path(self) -> Path:
         local = work_dir().reports / self.relpath
-        return local if local.is_file() else REPORTS_DIR / self.relpath
+        return local if local.is_file() or local.is_dir() else REPORTS_DIR / self.relpath
 
 
 def _make_data_cmd(name: str) -> str:
@@ -541,7 +541,7 @@ def _nips_fig2(fig, images):
 
 
 # ------------------------------------------------------------------------------------ experiments
-_ICML2013_CELLS = _Stored("icml2013/cells.jsonl")
+_ICML2013_CELLS = _Stored("runs/icml2013-table2")
 _ICML2013_CMD = "s3vm-bench reproduce icml2013-table2"
 #: Figures 5-6 show Table 2's judged columns: the hinge S3VM-light and CCCP with its mean output
 #: fixed (``light_l1``, ``cccp_b``; the "S3VM-light" and "CCCP" of harness.icml2013).
@@ -566,15 +566,18 @@ def _id_order(pid: str):
            "S3VM-light with the hinge (10 annealing steps up to C* = C) and CCCP without annealing, its mean "
            "output fixed at b = 2r - 1 as the path's; f*_y^ is the conditionally optimal solution for the labels "
            "(the path's centred kernel). CCCP minimizes the squared hinge, not eq. (1)'s hinge.", size=(8.0, 2.9),
-           source=f"reports/icml2013/cells.jsonl ({_ICML2013_CMD})", cells=_ICML2013_CELLS)
+           source=f"reports/runs/icml2013-table2/ ({_ICML2013_CMD})", cells=_ICML2013_CELLS)
 def _icml2013_fig5(fig, cells):
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    from .icml2013 import load_cells
+    from .icml2013_report import stored_records
 
-    # load_cells, not the raw lines: it drops failed splits and the lines of extra methods
-    # (merged into their split's record), which carry no Figure 5 rows.
-    rows = list(load_cells(_need(cells, f"run `{_ICML2013_CMD}`")).values())
+    # The split records of the table's current cells (failed rows and rows of earlier declared
+    # versions left out), each with its Figure 5 rows.
+    path = Path(cells)
+    if not path.exists():
+        raise MissingData(f"{path} does not exist; run `{_ICML2013_CMD}`")
+    rows = list(stored_records(path).values())
     if not rows:
         raise MissingData(f"{cells} holds no result; run `{_ICML2013_CMD}`")
     by_id: dict = {}
@@ -869,8 +872,8 @@ def gallery_markdown(results: dict, out_dir=None) -> str:
            "`reports/figures-data/*.json` (decision boundaries: `jmlr2008-fig1`, `icml2006-fig4`), "
            "`reports/figures-data/*.jsonl` (experiments, resumable: `jmlr2008-fig9`, `jmlr2008-fig10`, "
            "`sigir2006-curves` -- the last one feeds SIGIR 2006 Figs. 4-13 and ICML 2006 Fig. 5) and "
-           "`reports/icml2013/fig6.jsonl` (`icml2013-fig6`); `reports/icml2013/cells.jsonl` comes from `s3vm-bench "
-           "reproduce icml2013-table2`. A figure reads the work folder's copy of its input if there is one, else "
+           "`reports/icml2013/fig6.jsonl` (`icml2013-fig6`); ICML 2013 Table 2's rows, `reports/runs/icml2013-table2/`, "
+           "come from `s3vm-bench reproduce icml2013-table2`. A figure reads the work folder's copy of its input if there is one, else "
            "the shipped one. The Coil3 images need the data in the cache (`s3vm-bench data fetch coil3`). A "
            "figure whose input is missing is listed under *Not made* with the reason.", ""]
     made = [n for n in FIGURES if isinstance(results.get(n), list)]

@@ -40,7 +40,8 @@ from pathlib import Path
 from s3vm_bench import PACKAGES, import_name, project_name
 
 __all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_version", "declared_versions", "data_digest",
-           "code_text", "solver_source_hash", "execute_cell", "store_rows", "ResultCache", "PROTOCOL_MODULES"]
+           "code_text", "solver_source_hash", "execute_cell", "store_rows", "ResultCache", "PROTOCOL_MODULES",
+           "PROTOCOL_SOLVERS"]
 
 
 class CellTimeout(Exception):
@@ -218,8 +219,12 @@ PROTOCOL_MODULES = {
     "reference": ("harness.protocol", "harness.reference_sets"),
     "icml2006": ("harness.protocol", "harness.icml2006", "data_registry.catalog", "data_registry.splits"),
     "jmlr2008-pairwise": ("harness.protocol", "harness.pairwise", "data_registry.catalog", "data_registry.splits"),
+    "icml2013-table2": ("harness.icml2013", "data_registry.catalog", "data_registry.splits"),
 }
 _DEFAULT_PROTOCOL_MODULES = ("harness.protocol", "data_registry.catalog", "data_registry.splits")
+#: Registered solvers a protocol runs besides the cell's own (ICML 2013 Table 2: one cell runs the
+#: S3VM-path, S3VM-light and CCCP): their :func:`solver_version` enters the key too (:func:`cell_key`).
+PROTOCOL_SOLVERS = {"icml2013-table2": ("s3vm_light", "cccp")}
 
 
 @lru_cache(maxsize=None)
@@ -333,8 +338,9 @@ def cell_key(cell: Cell) -> str:
     The key covers the solver's name and :func:`solver_version` (its declared result version
     and those of the shared numerics it imports), the parameters, the protocol settings, the
     data set and :func:`data_digest`, the protocol and the declared versions of the modules
-    that run it (:data:`PROTOCOL_MODULES`), the split index, the number of splits and the
-    split arguments. The code itself is not part of it: a refactor that moves no result keeps
+    that run it (:data:`PROTOCOL_MODULES`) and of the other solvers it runs
+    (:data:`PROTOCOL_SOLVERS`, for the protocols that have any), the split index, the number of
+    splits and the split arguments. The code itself is not part of it: a refactor that moves no result keeps
     every key, and a change that moves results bumps a declared version.
     """
     from .pairwise import parent_name
@@ -345,6 +351,8 @@ def cell_key(cell: Cell) -> str:
                "protocol": cell.protocol,
                "protocol_versions": declared_versions(PROTOCOL_MODULES.get(cell.protocol, _DEFAULT_PROTOCOL_MODULES)),
                "split": cell.split, "n_splits": cell.n_splits, "split_kwargs": cell.split_kwargs}
+    if cell.protocol in PROTOCOL_SOLVERS:  # only there: every other key stays what it was
+        payload["protocol_solvers"] = {s: solver_version(s) for s in PROTOCOL_SOLVERS[cell.protocol]}
     blob = json.dumps(payload, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 

@@ -34,24 +34,28 @@ Figure 5: gamma = 1/d, C = C* in {1, 10, 100, 1000}: the labels y^ each solver e
 = C are scored by J(f*_y^, y^) of eq. (1) (the conditionally optimal solution for those labels
 with b = 2r - 1, ``solvers.s3vm_path.conditional_optimum``). A split's record holds those of the
 path, the squared-hinge S3VM-light and the count-searched CCCP (:func:`run_split`); those of the
-judged S3VM-light and CCCP (``light_l1``, ``cccp_b``) come from a line of their own
-(:func:`run_fig5`, ``"extra": "fig5"``), like the extra methods.
+judged S3VM-light and CCCP (``light_l1``, ``cccp_b``) come from :func:`run_fig5`, which
+:func:`run_cell` adds to the same rows.
 
 Timing: for every (C, gamma) cell, seconds of the entire path and of S3VM-light (l2) with its 10
-annealing steps, measured in the same process one after the other. Each stored line records
+annealing steps, measured in the same process one after the other. Each record carries
 ``path_code``, the first 12 hex digits of the SHA-256 of the S3VM-path source that ran it
-(``solvers/s3vm_path.py`` and the parts of the path it imports, :data:`PATH_MODULES`; lines
-without it predate the field), and the report gives the time ratio per code version, so
-timings of different implementations are never pooled.
+(``solvers/s3vm_path.py`` and the parts of the path it imports, :data:`PATH_MODULES`; records
+without it predate the field): provenance, not part of the cell's key. The report gives the time
+ratio per code version, so timings of different implementations are never pooled.
 
-Results go to a JSON-lines file (``reports/icml2013/cells.jsonl``), one line per (data set,
-split); lines already there are not recomputed, so an interrupted run resumes. A method added
-after a split was stored (``EXTRA_METHODS``: the hinge S3VM-light, the fixed-bias CCCP) is run alone for that split
-and stored as a line of its own (``"extra"``), which :func:`load_cells` merges into the split's. The table is one
-of ``s3vm-bench reproduce``'s (``s3vm-bench reproduce icml2013-table2 [--quick] [--splits N]
-[--datasets dna ...]``): its cells are not grid cells of :mod:`harness.grid` because one cell
-runs every method over the whole model-selection grid and times the path against S3VM-light in
-the same process. The paper's values come from ``reports/targets/icml2013-table2.csv``.
+One (data set, split) is one cell of the grid (:mod:`harness.grid`, protocol
+``"icml2013-table2"`` of :mod:`harness.protocols`, spec ``icml2013-table2`` of
+:mod:`harness.specs`): :func:`run_cell` runs every method over the whole model-selection grid on
+the split, times the path against S3VM-light in the same process, and returns one record; the
+protocol stores it in the cell's row (:func:`record_fields`), keyed by the declared result
+versions of this module, of the solvers it runs and of the data modules, never by their code.
+The report (:mod:`harness.icml2013_report`) reads the records back from the rows
+(:func:`parse_details`). The paper's values come from ``reports/targets/icml2013-table2.csv``.
+
+Runs the computation only (data, splits, solvers, model selection): nothing here reads or
+writes a store, so this module's closure of imports -- what its declared version stands for --
+is the computation's.
 """
 
 from __future__ import annotations
@@ -59,16 +63,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
-import traceback
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from ._atomic import append_line, atomic_write, read_lines
-from .paths import SHIPPED_REPORTS
+#: Declared result version of ICML 2013 Table 2's cells (:func:`harness.grid.cell_key`): bumped by
+#: whoever changes what :func:`run_cell` returns for the same split (the protocol's choices above,
+#: the grid, the selection rule), not by a refactor.
+RESULT_VERSION = 1
 
 #: Column labels of the methods in reports/targets/icml2013-table2.csv (the paper's values).
 METHOD_LABELS = {"svm": "SVM", "light_l1": "S3VM-light", "light": "S3VM-light l2", "cccp_b": "CCCP",
@@ -76,7 +79,6 @@ METHOD_LABELS = {"svm": "SVM", "light_l1": "S3VM-light", "light": "S3VM-light l2
                  "path": "S3VM-path"}
 KEY = "icml2013-table2"
 TITLE = "SVM, S3VM-light, CCCP and S3VM-path: unlabeled and test error (%) with model selection"
-CELLS_FILE = SHIPPED_REPORTS / "icml2013" / "cells.jsonl"
 
 #: Paper ID -> (catalog name, paper's name and size, note on the stand-in).
 DATASETS = {
@@ -97,17 +99,9 @@ DATASETS = {
 }
 #: Methods run together by :func:`run_split` (the path and S3VM-light l2 timed in one process).
 METHODS = ("svm", "light", "cccp", "path")
-#: Methods run apart by :func:`run_extra`, one stored line each, so that adding one does not
-#: rerun the stored splits.
+#: Methods run apart by :func:`run_extra` (each alone over the grid) and added to the record by
+#: :func:`run_cell`.
 EXTRA_METHODS = ("light_l1", "cccp_b")
-#: The solver of each extra method: a stored line counts only if it was run by the solver's current
-#: declared result version (:func:`harness.grid.solver_version`, as the grid cache keys cells),
-#: else it is run again.
-EXTRA_MODULES = {"light_l1": "s3vm_light", "cccp_b": "cccp"}
-#: Figure 5's objectives of the path and the judged S3VM-light and CCCP (:func:`run_fig5`), one line per split
-#: added to the split's Figure 5 rows; current only if every solver's declared version is.
-FIG5_EXTRA = "fig5"
-FIG5_MODULES = ("s3vm_light", "cccp", "s3vm_path")
 #: Report column order.
 REPORT_METHODS = ("svm", "light_l1", "light", "cccp_b", "cccp", "path")
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
@@ -201,8 +195,8 @@ def run_split(pid, index):
                 "path": path.assigned_labels_[0], "light": info["y_unlabeled"],
                 "cccp": np.where(est.decision_function(Xu) > 0, 1.0, -1.0)}))
     best = {m: _select(rows) for m, rows in cand.items()}
-    return {"id": pid, "dataset": name, "split": index, "n_train": int(Xtr.shape[0]), "n_lab": int(n_lab),
-            "best": best, "timing": timing, "fig5": fig5, "path_code": code}
+    return {"id": pid, "dataset": name, "split": index, "split_seed": sp.seed, "n_train": int(Xtr.shape[0]),
+            "n_lab": int(n_lab), "best": best, "timing": timing, "fig5": fig5, "path_code": code}
 
 
 def _fig5_objectives(path, Xtr, y_lab, C, labelings) -> dict:
@@ -230,14 +224,14 @@ def _fig5_objectives(path, Xtr, y_lab, C, labelings) -> dict:
 
 
 def run_fig5(pid, index):
-    """Figure 5's objectives of the path and the judged S3VM-light and CCCP on one split; a JSON-able line.
+    """Figure 5's objectives of the path and the judged S3VM-light and CCCP on one split; a JSON-able dict.
 
     The labels S3VM-path, S3VM-light with the hinge (``light_l1``, 10 annealing steps 2^-9 C .. C,
     its last step) and CCCP with the mean output fixed (``cccp_b``, no annealing) end with at C* =
     C, gamma = 1/d, for every C of the grid, scored as in :func:`run_split` (whose Figure 5 rows
-    also hold the squared-hinge / count-searched ones). The path is scored again here so that the
-    line's values all come from the code its ``code`` names. Stored as an ``"extra": "fig5"``
-    line; :func:`load_cells` puts its values into the split's Figure 5 rows.
+    also hold the squared-hinge / count-searched ones). The path is scored again here, as it was
+    when these values were a run of their own; :func:`run_cell` adds the judged solvers' values
+    to the split's Figure 5 rows of the same C.
     """
     from s3vm_bench.solvers.cccp import CCCP
     from s3vm_bench.solvers.s3vm_light import S3VMLight
@@ -256,8 +250,7 @@ def run_fig5(pid, index):
         rows.append({"C": C} | _fig5_objectives(path, Xtr, y_lab, C, {
             "path": path.assigned_labels_[0], "light_l1": light.binary_fits_[0].info["y_unlabeled"],
             "cccp_b": np.where(cccp.decision_function(X[sp.unlabeled]) > 0, 1.0, -1.0)}))
-    return {"id": pid, "dataset": name, "split": index, "extra": FIG5_EXTRA, "fig5": rows,
-            "fit_seconds": time.perf_counter() - t0, "version": {m: _solver_version(m) for m in FIG5_MODULES}}
+    return {"id": pid, "dataset": name, "split": index, "fig5": rows, "fit_seconds": time.perf_counter() - t0}
 
 
 def _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt):
@@ -297,7 +290,7 @@ def _select(rows):
 
 
 def run_extra(pid, index, method="light_l1"):
-    """One of ``EXTRA_METHODS`` over the whole grid on one split; a JSON-able line of its own.
+    """One of ``EXTRA_METHODS`` over the whole grid on one split; a JSON-able dict.
 
     ``light_l1``: S3VM-light with the hinge loss (``loss="l1"``), C* chosen among its 10 annealing
     steps as for the squared-hinge one in :func:`run_split`.
@@ -326,8 +319,7 @@ def run_extra(pid, index, method="light_l1"):
             continue
         cand += _cccp_candidates(Xtr, ytr, sigma, C, gi, gamma, Xu, Xv, Xt, yu, yv, yt, r_tilde=r)[0]
         seconds += time.perf_counter() - t0
-    return {"id": pid, "dataset": name, "split": index, "extra": method, "best": {method: _select(cand)},
-            "fit_seconds": seconds, "version": _solver_version(EXTRA_MODULES[method])}
+    return {"id": pid, "dataset": name, "split": index, "best": {method: _select(cand)}, "fit_seconds": seconds}
 
 
 _PATH_CODE = {}
@@ -335,27 +327,6 @@ _PATH_CODE = {}
 #: The modules of the S3VM-path source that :func:`path_code` hashes: the estimator and the
 #: path, its active-set re-solve and its linear algebra.
 PATH_MODULES = ("s3vm_path", "_path", "_path_qp", "_path_linalg")
-
-
-@lru_cache(maxsize=None)
-def _source_code(module: str) -> str:
-    """Short SHA-256 of ``solvers/<module>.py``, stored beside the results it produced.
-
-    Hashed once per process, like :func:`path_code`: the source of the code this process runs.
-    """
-    import importlib
-
-    mod = importlib.import_module(f"s3vm_bench.solvers.{module}")
-    return hashlib.sha256(Path(mod.__file__).read_bytes()).hexdigest()[:12]
-
-
-@lru_cache(maxsize=None)
-def _solver_version(solver: str) -> str:
-    """Short SHA-256 of the declared result versions of registered solver ``solver``
-    (:func:`harness.grid.solver_version`): what an extra method's stored line is valid for."""
-    from .grid import solver_version
-
-    return hashlib.sha256(json.dumps(solver_version(solver), sort_keys=True).encode()).hexdigest()[:12]
 
 
 def path_code() -> str:
@@ -375,255 +346,81 @@ def path_code() -> str:
     return _PATH_CODE["sha"]
 
 
-def _worker(pid, index, extra=None):
-    from threadpoolctl import threadpool_limits
-
-    t0 = time.perf_counter()
-    try:
-        # One BLAS thread per cell: the path and S3VM-light are timed under the same limit, and
-        # on a shared 2-core machine two OpenBLAS threads spinning against other processes made
-        # a cell 16x slower (D5 split 0: 49.8 s against 3.0 s with one thread, load 5).
-        with threadpool_limits(limits=1):
-            res = run_split(pid, index) if extra is None else run_fig5(pid, index) if extra == FIG5_EXTRA \
-                else run_extra(pid, index, extra)
-        res["seconds"] = time.perf_counter() - t0
-        return res
-    except Exception:  # recorded, never written as a result
-        return {"id": pid, "split": index, "error": traceback.format_exc()} | ({"extra": extra} if extra else {})
+def pid_of(dataset: str) -> str:
+    """The paper's ID (``D1`` .. ``D10``) of the catalog data set ``dataset``; ValueError for another name."""
+    for pid, v in DATASETS.items():
+        if v[0] == dataset:
+            return pid
+    raise ValueError(f"{dataset!r} is not a data set of {KEY}; its data sets are {', '.join(catalog_names())}")
 
 
-def load_cells(path):
-    """``{(id, split): record}`` of the stored splits, each extra method's line merged into ``best``.
+def run_cell(pid, index) -> dict:
+    """One cell of ICML 2013 Table 2: every method, the timing and Figure 5 on split ``index``.
 
-    Failed lines are skipped, and so are extra lines run by another version of their solver's
-    source than the current one (``EXTRA_MODULES``, ``FIG5_MODULES``); an extra line whose split
-    has no stored record is not a split of its own. A Figure 5 line (``"extra": "fig5"``) adds its
-    methods' objectives to the split's Figure 5 rows of the same C.
-    """
-    cells, extras = {}, []
-    for line in read_lines(path):  # a line cut short by a killed run is left out: its split runs again
-        if line.strip():
-            rec = json.loads(line)
-            if "error" in rec:
-                continue
-            if "extra" in rec:
-                if _current(rec):
-                    extras.append(rec)
-            else:
-                cells[(rec["id"], rec["split"])] = rec
-    for rec in extras:
-        base = cells.get((rec["id"], rec["split"]))
-        if base is None:
-            continue
-        if rec["extra"] == FIG5_EXTRA:
-            more = {row["C"]: row for row in rec["fig5"]}
-            base["fig5"] = [row | {k: v for k, v in more.get(row["C"], {}).items() if k != "C"}
-                            for row in base["fig5"]]
-        else:
-            base["best"] = base["best"] | rec["best"]
-    return cells
-
-
-def _current(rec) -> bool:
-    """Whether an extra line ran the current declared versions of its solvers (a method since removed: no)."""
-    if rec["extra"] == FIG5_EXTRA:
-        versions = rec.get("version")
-        return isinstance(versions, dict) and all(versions.get(m) == _solver_version(m) for m in FIG5_MODULES)
-    module = EXTRA_MODULES.get(rec["extra"])
-    return module is not None and rec.get("version") == _solver_version(module)
-
-
-def _has(rec, extra) -> bool:
-    """Whether a stored split (merged by :func:`load_cells`) has the results of an extra method.
-
-    A split without Figure 5 rows has none to complete (every :func:`run_split` record has one
-    per C of the grid).
-    """
-    if extra == FIG5_EXTRA:
-        return all("light_l1" in row and "cccp_b" in row for row in rec["fig5"])
-    return extra in rec["best"]
-
-
-def missing(stored, pids, splits):
-    """(id, split, extra) still to run: whole splits (extra None), then extra methods of stored ones."""
-    todo = [(pid, i, None) for i in range(splits) for pid in pids if (pid, i) not in stored]
-    todo += [(pid, i, m) for m in EXTRA_METHODS + (FIG5_EXTRA,) for i in range(splits) for pid in pids
-             if (pid, i) in stored and not _has(stored[(pid, i)], m)]
-    return todo
-
-
-def _column(m: str, j: int) -> str:
-    return f"{METHOD_LABELS[m]} {('unlabeled', 'test')[j]}"
-
-
-def report_cells(cells) -> list:
-    """:class:`harness.reproduce.ReportCell` per (data set, method, unlabeled/test) beside the targets.
-
-    Mean and sample sd (in %) over the stored splits of each data set; the verdict rule is
-    :mod:`harness.reproduce`'s (within our split-to-split sd of the paper's value).
-    """
-    from .reproduce import ReportCell, load_targets
-
-    targets = load_targets(KEY)
-    out = []
-    for pid in DATASETS:
-        recs = [c for (p, _), c in sorted(cells.items()) if p == pid]
-        for m in REPORT_METHODS:
-            for j, key in enumerate(("unl_err", "test_err")):
-                col = _column(m, j)
-                pv, pt, pu = targets.get((pid, col), (None, "", "%"))
-                v = 100 * np.array([r["best"][m][key] for r in recs if m in r["best"]])
-                out.append(ReportCell(pid, col, pu or "%", pv, pt, float(v.mean()) if v.size else None,
-                                      float(v.std(ddof=1)) if v.size > 1 else None, int(v.size), 0))
-    return out
-
-
-def report(cells, out=None):
-    """Markdown table: reproduced mean (sd) beside the paper's, per data set and method."""
-    from .reproduce import load_targets, table_verdict
-
-    targets = load_targets(KEY)
-    n = [f"{pid} {k}" for pid in DATASETS if (k := sum(1 for (p, _) in cells if p == pid))]
-    lines = ["# icml2013-table2: ICML 2013 Table 2 (regenerated) -- unlabeled / test error %, mean (sd) over splits",
-             "", f"Regenerated by `s3vm-bench reproduce {KEY}` (harness/icml2013.py; protocol choices in its "
-             f"docstring); splits with results: {', '.join(n) or 'none'}. "
-             "Paper values in brackets.", "",
-             f"**Verdict:** {table_verdict(report_cells(cells))}", "",
-             "| ID | data | splits | " + " | ".join(f"{m} unl | {m} test" for m in REPORT_METHODS) + " |",
-             "|---|---|---|" + "---|---|" * len(REPORT_METHODS)]
-    ratios, fig = {}, {}
-    for pid in DATASETS:
-        recs = [c for (p, _), c in sorted(cells.items()) if p == pid]
-        if not recs:
-            continue
-        cols = []
-        for m in REPORT_METHODS:
-            for j, key in enumerate(("unl_err", "test_err")):
-                v = 100 * np.array([r["best"][m][key] for r in recs if m in r["best"]])
-                pm = targets.get((pid, _column(m, j)))
-                got = (f"{v.mean():.2f} ({v.std(ddof=1) if v.size > 1 else 0:.2f})"
-                       + (f" n={v.size}" if v.size != len(recs) else "")) if v.size else "not run"
-                cols.append(got + (f" [{pm[0]:.2f}]" if pm else ""))
-        lines.append(f"| {pid} | {DATASETS[pid][0]} | {len(recs)} | " + " | ".join(cols) + " |")
-        for r in recs:
-            per = ratios.setdefault(r.get("path_code", "(before the field)"), {}).setdefault(pid, [])
-            per += [t["path_s"] / t["light_s"] for t in r["timing"]]
-            for row in r["fig5"]:
-                fig.setdefault((pid, row["C"]), []).append(row)
-    lines += ["", "Stand-ins: " + "; ".join(f"{k} {v[0]} ({v[2]})" for k, v in DATASETS.items()), ""]
-    for code, per in ratios.items():
-        allr = [x for v in per.values() for x in v]
-        q = np.percentile(allr, [25, 50, 75])
-        lines += [f"Time of the entire path / S3VM-light l2 with 10 annealing steps (s3vm_path.py {code}), over "
-                  f"{len(allr)} (data set, split, C, gamma) cells measured in one process: median {q[1]:.2f} "
-                  f"(quartiles {q[0]:.2f}-{q[2]:.2f}); per data set: "
-                  + ", ".join(f"{pid} {np.median(v):.2f}" for pid, v in per.items()) + ".", ""]
-    if fig:
-        lines += ["## Figure 5: J(f*, y^) at C* = C, gamma = 1/d (mean over splits; lower is better)", "",
-                  "S3VM-light and CCCP are Table 2's judged columns (hinge; mean output fixed); 'path best' counts "
-                  "the splits where the path's J is the lowest of the three. The squared-hinge S3VM-light and the "
-                  "count-searched CCCP are beside them.", "",
-                  "| ID | C | S3VM-path | S3VM-light | CCCP | path best | S3VM-light l2 | CCCP searched |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for (pid, C), rows in fig.items():
-            m = {k: f"{np.mean([r[k] for r in rows]):.4g}" if all(k in r for r in rows) else "not run"
-                 for k in ("path", "light_l1", "cccp_b", "light", "cccp")}
-            wins = f"{sum(r['path'] <= min(r['light_l1'], r['cccp_b']) * (1 + 1e-9) for r in rows)}/{len(rows)}" \
-                if all("light_l1" in r and "cccp_b" in r for r in rows) else "not run"
-            lines.append(f"| {pid} | {C:g} | {m['path']} | {m['light_l1']} | {m['cccp_b']} | {wins} | "
-                         f"{m['light']} | {m['cccp']} |")
-    text = "\n".join(lines) + "\n"
-    if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(str(out) + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, out)
-    return text
-
-
-def run_missing(todo, out, jobs=1, echo=print) -> int:
-    """Run ``todo`` (from :func:`missing`: (data set ID, split, extra method or None)), appending one
-    line each to ``out``; returns the number of failures.
-
-    A failed cell is written with its traceback (``"error"``) and never read back as a result, so
-    a rerun retries it.
-    """
-    if not todo:
-        return 0
-    from joblib import Parallel, delayed
-
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    failures = 0
-    gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(_worker)(*c) for c in todo)
-    for res in gen:
-        append_line(out, json.dumps(res))  # one whole line per cell: a crash loses at most the running cells
-        failures += "error" in res
-        status = "FAILED" if "error" in res else f"{res['seconds']:.0f} s"
-        echo(f"{res['id']} split {res['split']}{' ' + res['extra'] if res.get('extra') else ''}: {status}")
-    return failures
-
-
-def reproduce_table(*, quick=False, n_splits=None, datasets=None, n_jobs=1, reports_dir=None, cells_file=None,
-                    run=True, echo=print):
-    """``s3vm-bench reproduce icml2013-table2``: run the missing cells, write the report, return its cells.
-
-    Parameters
-    ----------
-    quick : bool
-        2 splits instead of 10.
-    n_splits : int, optional
-        Run at most the first ``n_splits`` splits (the report reads every stored split).
-    datasets : iterable of str, optional
-        Catalog names (``dna``, ``segment``, ...) of the rows to run; the others are only read.
-    n_jobs : int
-        joblib workers (-1: all cores); each cell times the path and S3VM-light one after the other
-        in its own process.
-    reports_dir, cells_file : path, optional
-        Where ``icml2013-table2.md`` / ``.csv`` go (default ``reports/``) and the cell store
-        (default ``<reports_dir>/icml2013/cells.jsonl``).
-    run : bool
-        False: run nothing, write the report from the stored cells.
+    :func:`run_split` (SVM, S3VM-light l2, count-searched CCCP and the path over the grid, the
+    path timed against S3VM-light l2, Figure 5's objectives of those three), then each of
+    :data:`EXTRA_METHODS` by :func:`run_extra` (its selected errors added to ``best``) and
+    :func:`run_fig5` (the judged S3VM-light's and CCCP's Figure 5 objectives added to the rows
+    of the same C), all with one BLAS thread: the path and S3VM-light are timed under the same
+    limit.
 
     Returns
     -------
-    cells : list of harness.reproduce.ReportCell
-    meta : dict
-        ``splits`` (largest number of splits of a data set), ``n_failed``, ``seconds``.
+    dict
+        ``id``, ``dataset``, ``split``, ``split_seed``, ``n_train``, ``n_lab``, ``best`` (method ->
+        the selected ``val_err``, ``unl_err``, ``test_err`` (fractions), ``C``, ``gamma``,
+        ``c_star``), ``timing`` (one entry per (C, gamma)), ``fig5`` (one row per C),
+        ``path_code`` (:func:`path_code`) and ``seconds`` (wall seconds of the whole cell).
     """
-    from .paths import work_dir
-    from .reproduce import write_cells_csv
+    from threadpoolctl import threadpool_limits
 
     t0 = time.perf_counter()
-    reports_dir = Path(reports_dir or work_dir().reports)
-    cells_file = Path(cells_file or reports_dir / "icml2013" / "cells.jsonl")
-    # A new store starts from the shipped cells, as the grid tables from the shipped rows: read
-    # from there, and copied before the first cell is added.
-    shipped = not cells_file.exists() and CELLS_FILE.exists()
-    by_name = {v[0]: pid for pid, v in DATASETS.items()}
-    if datasets is not None:
-        unknown = sorted(set(datasets) - set(by_name))
-        if unknown:
-            raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {KEY}; its data sets are "
-                             f"{', '.join(sorted(by_name))}")
-    pids = [by_name[d] for d in datasets] if datasets is not None else list(DATASETS)
-    splits = 2 if quick else 10
-    if n_splits is not None:
-        splits = min(splits, n_splits)
-    stored = load_cells(CELLS_FILE if shipped else cells_file)
-    todo = missing(stored, pids, splits)
-    echo(f"{KEY}: {len(todo)} cells to run ({len(stored)} stored)")
-    if run and todo and shipped:
-        atomic_write(cells_file, CELLS_FILE.read_bytes())
-        shipped = False
-    failed = run_missing(todo, cells_file, n_jobs, echo) if run else 0
-    stored = load_cells(CELLS_FILE if shipped else cells_file)
-    # The extras of the splits just run (not those that failed in this pass: they wait for a rerun).
-    if run and (more := [t for t in missing(stored, pids, splits) if t[2] is not None and t not in todo]):
-        failed += run_missing(more, cells_file, n_jobs, echo)
-        stored = load_cells(cells_file)
-    report(stored, reports_dir / f"{KEY}.md")
-    cells = report_cells(stored)
-    write_cells_csv(reports_dir / f"{KEY}.csv", cells)
-    n = max((len([1 for (p, _) in stored if p == pid]) for pid in DATASETS), default=0)
-    return cells, {"splits": n, "n_failed": failed, "seconds": time.perf_counter() - t0,
-                   "n_run": len(todo) if run else 0}
+    # One BLAS thread: on a shared 2-core machine two OpenBLAS threads spinning against other
+    # processes made a cell 16x slower (D5 split 0: 49.8 s against 3.0 s with one thread, load 5).
+    with threadpool_limits(limits=1):
+        rec = run_split(pid, index)
+        for method in EXTRA_METHODS:
+            rec["best"] = rec["best"] | run_extra(pid, index, method)["best"]
+        more = {row["C"]: row for row in run_fig5(pid, index)["fig5"]}
+    rec["fig5"] = [row | {k: v for k, v in more.get(row["C"], {}).items() if k != "C"} for row in rec["fig5"]]
+    rec["seconds"] = time.perf_counter() - t0
+    return rec
+
+
+#: What a record of :func:`run_cell` keeps in its row's ``details`` (the rest are row columns), and
+#: ``path_code`` where the record has one (records of runs before the field have none).
+DETAIL_FIELDS = ("n_train", "n_lab", "best", "timing", "fig5")
+
+
+def record_fields(rec: dict) -> dict:
+    """The row fields of a :func:`run_cell` record (what the protocol returns).
+
+    The row's errors are the S3VM-path's (the cell's solver) at its selected (C, gamma, C*);
+    ``details`` holds :data:`DETAIL_FIELDS` and ``path_code`` as JSON text with sorted keys (floats written by
+    ``repr``, so they read back exactly), which :func:`parse_details` reads. There is no
+    objective (Table 2 reports errors) and the path fixes its bias, b = 2r - 1, rather than the
+    count of positive outputs: ``balance_exact`` is False.
+    """
+    path = rec["best"]["path"]
+    return {"split_seed": rec.get("split_seed"), "kernel": "rbf", "sigma": None, "C": None, "C_star": None,
+            "r_mode": None, "objective": None, "unlabeled_error": path["unl_err"], "test_error": path["test_err"],
+            "fit_seconds": rec["seconds"], "balance_exact": False, "n_binary": 1,
+            "details": json.dumps({k: rec[k] for k in DETAIL_FIELDS + ("path_code",) if k in rec}, sort_keys=True,
+                                  separators=(",", ":"))}
+
+
+def parse_details(text: str) -> dict:
+    """The :data:`DETAIL_FIELDS` of a row's ``details`` (:func:`record_fields`).
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not a JSON object with every field, ``best`` holding the S3VM-path.
+    """
+    try:
+        rec = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"details of an {KEY} row are not JSON ({exc})") from None
+    if not isinstance(rec, dict) or any(k not in rec for k in DETAIL_FIELDS) or "path" not in rec["best"]:
+        raise ValueError(f"details of an {KEY} row lack some of {DETAIL_FIELDS}")
+    return rec

@@ -14,9 +14,8 @@ variable ``S3VM_RESULTS_DIR``, else ``./s3vm-results``. Inside it::
 The repository root has the same layout, so the committed reports and results are rewritten only
 when asked for explicitly: ``s3vm-bench reproduce ... --out .`` run from a source checkout.
 
-Read-only, shipped with the package (:data:`SHIPPED_REPORTS`): the paper targets, the committed
-results table and the stored cells of the external tables; a cell found there with its current key
-is not recomputed.
+Read-only, shipped with the package (:data:`SHIPPED_REPORTS`): the paper targets and the committed
+results table; a cell found there with its current key is not recomputed.
 """
 
 from __future__ import annotations

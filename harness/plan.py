@@ -144,20 +144,20 @@ def _speed_ratios(same_job: dict, stale: dict, job_of: dict) -> tuple[dict, dict
 
 def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, params=None,
          cache_dir=None, results=None, read_table: bool = True):
-    """Plan of the tables ``keys`` (spec keys; external tables are left out and returned apart).
+    """Plan of the tables ``keys`` (spec keys).
 
     ``quick``, ``n_splits``, ``datasets`` and ``solvers`` select cells as :func:`harness.reproduce.reproduce`
     does; a cell counts as cached when the cache folder or the results table ``results`` (default
     the shipped ``reports/runs/``; not with ``read_table=False``) holds it under its current
-    key. Returns ``(rows, external, total)``: one :class:`PlanRow` per (table, data set) in table
-    order, the external table keys not planned here, and a dict with the totals over distinct
+    key. Returns ``(rows, total)``: one :class:`PlanRow` per (table, data set) in table
+    order, and a dict with the totals over distinct
     cells (``cells``, ``cached``, ``missing``, ``done_seconds``: the measured fit seconds of the
     cached cells, ``est_seconds``, ``unestimated``, and ``by_solver``: the estimated seconds of the
     missing cells per solver, largest first).
     """
     n_splits = None if n_splits is None else check_int(n_splits, "n_splits", 1)
     cache = open_cache(cache_dir, results, read_table)
-    external, specs = split_keys(keys, datasets, solvers, params)
+    specs = split_keys(keys, datasets, solvers, params)
     rows, missing_cells, done_keys, all_keys = [], {}, set(), set()
     same_job, same_solver, job_of = defaultdict(list), defaultdict(list), {}
     done_seconds = 0.0
@@ -219,14 +219,14 @@ def plan(keys, *, quick: bool = False, n_splits: int | None = None, datasets=Non
              "est_seconds": sum(v for v in estimate.values() if v is not None),
              "unestimated": sum(v is None for v in estimate.values()),
              "by_solver": dict(sorted(by_solver.items(), key=lambda kv: (-kv[1], kv[0])))}
-    return rows, external, total
+    return rows, total
 
 
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds >= 360 else f"{seconds:.0f} s"
 
 
-def format_plan(rows, external, total, n_cores: int = 1) -> str:
+def format_plan(rows, total, n_cores: int = 1) -> str:
     """The plan as a plain-text table with a total line (and a wall-time guess on ``n_cores``)."""
     lines = [f"{'table':18} {'data set':12} {'cells':>6} {'cached':>6} {'missing':>7} {'measured':>9} "
              f"{'est. compute':>12}"]
@@ -242,6 +242,4 @@ def format_plan(rows, external, total, n_cores: int = 1) -> str:
     if total.get("by_solver"):
         lines.append("estimated compute by solver: "
                      + ", ".join(f"{name} {_hours(sec)}" for name, sec in total["by_solver"].items()))
-    for key in external:
-        lines.append(f"{key}: an external table (its own runner and cell store), not planned here")
     return "\n".join(lines)

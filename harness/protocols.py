@@ -18,7 +18,11 @@ The protocols:
 * :class:`ICML2006Protocol` (``"icml2006"``) -- an l/u/v/t split of ICML 2006 Sec. 4, whose
   validation and test errors are reported separately (:func:`harness.icml2006.run_with_validation`);
 * :class:`PairwiseProtocol` (``"jmlr2008-pairwise"``) -- every pair of classes of a JMLR 2008
-  split of a multi-class set, JMLR 2008 Sec. 5.6.1 / Table 14 (:func:`harness.pairwise.run_pairwise`).
+  split of a multi-class set, JMLR 2008 Sec. 5.6.1 / Table 14 (:func:`harness.pairwise.run_pairwise`);
+* :class:`ICML2013Protocol` (``"icml2013-table2"``) -- one split of ICML 2013 Table 2 (Sec. 6):
+  SVM, S3VM-light, CCCP and S3VM-path, each with its model selection over the paper's grid, the
+  path timed beside S3VM-light and Figure 5's objectives (:func:`harness.icml2013.run_cell`); the
+  split record goes into the row's ``details``.
 
 The cache key of a cell does not depend on this module: it takes the declared result versions
 of the modules listed per protocol name in :data:`harness.grid.PROTOCOL_MODULES` (the modules
@@ -30,8 +34,8 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["Protocol", "SplitProtocol", "ReferenceProtocol", "ICML2006Protocol", "PairwiseProtocol", "PROTOCOLS",
-           "RESULT_FIELDS", "get_protocol", "protocol_names"]
+__all__ = ["Protocol", "SplitProtocol", "ReferenceProtocol", "ICML2006Protocol", "PairwiseProtocol",
+           "ICML2013Protocol", "PROTOCOLS", "RESULT_FIELDS", "get_protocol", "protocol_names"]
 
 #: The fields every protocol's :meth:`Protocol.run` returns, in the order of a result row.
 RESULT_FIELDS = ("split_seed", "kernel", "sigma", "C", "C_star", "r_mode", "objective", "unlabeled_error",
@@ -199,9 +203,41 @@ class PairwiseProtocol(Protocol):
         return fields | outcome_fields(res, info["pairs"])
 
 
+class ICML2013Protocol(Protocol):
+    """One (data set, split) of ICML 2013 Table 2 (Sec. 6), every method at once.
+
+    The cell's data set is one of :data:`harness.icml2013.DATASETS` and its split an index of
+    ``data_registry.icml2013_splits``; its solver is the S3VM-path, the method the table is
+    about. :func:`harness.icml2013.run_cell` runs the SVM, S3VM-light (hinge and squared hinge),
+    CCCP (mean output fixed, and count-searched) and the S3VM-path, each with the paper's model
+    selection on the validation points over C x gamma (x C*), times the entire path against
+    S3VM-light in the same process and scores Figure 5's labelings. The row's common fields are
+    the S3VM-path's selected errors (:func:`harness.icml2013.record_fields`: no objective, no
+    settings of its own, the grid being the protocol's); ``details`` holds the whole record
+    (every method's selected model and errors, the timing, Figure 5), which
+    :mod:`harness.icml2013_report` reads.
+    """
+
+    name = "icml2013-table2"
+
+    def run(self, cell, known: dict | None = None) -> dict:
+        from .icml2013 import pid_of, record_fields, run_cell
+
+        if cell.solver != "s3vm_path":
+            raise ValueError(f"protocol {self.name!r} runs every method of ICML 2013 Table 2 with the S3VM-path as "
+                             f"the cell's solver, not {cell.solver!r}")
+        if cell.params or cell.settings or cell.split_kwargs:
+            raise ValueError(f"protocol {self.name!r} takes no parameters, settings or split arguments: its grid "
+                             "and splits are the paper's (harness.icml2013)")
+        pid = pid_of(cell.dataset)
+        _publish(known, {"kernel": "rbf"})
+        return record_fields(run_cell(pid, cell.split))
+
+
 #: The protocols with a class of their own, by name; every other name that
 #: ``data_registry.make_splits`` knows is a :class:`SplitProtocol` (:func:`get_protocol`).
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ReferenceProtocol(), ICML2006Protocol(), PairwiseProtocol())}
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ReferenceProtocol(), ICML2006Protocol(), PairwiseProtocol(),
+                                                      ICML2013Protocol())}
 
 
 def protocol_names() -> list[str]:

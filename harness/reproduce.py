@@ -28,7 +28,6 @@ import dataclasses
 import importlib
 import json
 import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,7 @@ from s3vm_bench.solvers.numerics import check_int
 from ._atomic import atomic_write, locked
 from .grid import Cell, ResultCache, run_cells, store_rows
 from .paths import SHIPPED_REPORTS, SHIPPED_RESULTS, work_dir
-from .specs import EXTERNAL, SPECS, UNSPECIFIED, Config, TableSpec, get_spec
+from .specs import SPECS, UNSPECIFIED, Config, TableSpec, get_spec
 
 #: Verdict of a cell with a single split (or no spread) that is not equal at the printed precision.
 NO_SPREAD = "one split, not judged"
@@ -187,7 +186,8 @@ def build_cells(spec: TableSpec, quick: bool = False, n_splits: int | None = Non
                 skipped[(row, ci)] = why
                 continue
             for gi, g in enumerate(grids):
-                settings = _resolve_settings(spec, dataset, config, g)
+                # A table with its own report runs a protocol that holds its grid (TableSpec.report).
+                settings = {} if spec.report else _resolve_settings(spec, dataset, config, g)
                 for s in splits:
                     cell = Cell(spec.key, dataset, config.solver, s, spec.protocol, spec.n_splits,
                                 config.params_for(dataset), settings, dict(spec.split_kwargs))
@@ -856,14 +856,13 @@ def write_index(directory=None) -> Path:
         lines += [f"Why tables differ, as far as the project has measured or suspects: [{DIFFERENCES}]({DIFFERENCES}) "
                   "(written by hand; where a number there and a report disagree, the report is current).", ""]
     lines += ["| table | what | splits | verdict |", "|---|---|---|---|"]
-    for key in sorted(set(SPECS) | set(EXTERNAL) | set(UNSPECIFIED) | set(index), key=_table_order):
+    for key in sorted(set(SPECS) | set(UNSPECIFIED) | set(index), key=_table_order):
         if key in index:
             e = index[key]
             q = " (quick)" if e.get("quick") else ""
             lines.append(f"| [{key}]({key}.md) | {e['title']} | {e['splits']}{q} | {e['verdict']} |")
-        elif key in SPECS or key in EXTERNAL:
-            title = SPECS[key].title if key in SPECS else EXTERNAL[key][0]
-            lines.append(f"| {key} | {title} | -- | not run yet |")
+        elif key in SPECS:
+            lines.append(f"| {key} | {SPECS[key].title} | -- | not run yet |")
         else:
             lines.append(f"| {key} | -- | -- | no spec: {UNSPECIFIED[key]} |")
     extra = sorted(p.name for p in directory.glob("*.md") if p.name not in ("README.md", DIFFERENCES)
@@ -905,7 +904,7 @@ def _update_index(directory: Path, key: str, entry: dict) -> None:
     idx_path = directory / "index.json"
     with locked(idx_path):  # two reproduce runs writing reports into one folder keep each other's entries
         index = json.loads(idx_path.read_text()) if idx_path.exists() else {}
-        index[key] = {**index.get(key, {}), **entry}  # an external table that ran nothing keeps its commit
+        index[key] = {**index.get(key, {}), **entry}
         atomic_write(idx_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
 
 
@@ -938,36 +937,48 @@ def extra_column(spec: TableSpec, solvers, params=None) -> TableSpec:
     return dataclasses.replace(spec, configs=tuple(configs), notes=tuple(spec.notes) + tuple(notes))
 
 
-def split_keys(keys, datasets=None, solvers=None, params=None) -> tuple[list, list]:
-    """(external table keys, specs of the others); checks that ``datasets`` are rows of them.
+def split_keys(keys, datasets=None, solvers=None, params=None) -> list:
+    """The specs of the tables ``keys``; checks that ``datasets`` are rows of them.
 
     A solver of ``solvers`` that is not a solver of a table's columns (an outside solver named
     ``"package.module:Class"`` or ``"path/to/file.py:Class"``, an entry point, or a registered
     solver the table does not have) is added to every table as an extra column, with the
     parameters ``params``: same rows, splits, settings and protocol as the paper's columns
-    (:func:`extra_column`). ``params`` apply to the extra columns only.
+    (:func:`extra_column`). ``params`` apply to the extra columns only. A table with its own
+    report (``TableSpec.report``: one cell runs every column) takes no extra column.
     """
-    external = [k for k in keys if k in EXTERNAL]
-    specs = [get_spec(k) for k in keys if k not in EXTERNAL]
+    specs = [get_spec(k) for k in keys]
     if params and not solvers:
         raise ValueError("--param sets the parameters of the extra columns: name their solver with --solvers")
-    if solvers is not None and specs:
-        # External tables have no per-solver cells (one cell runs every method): not counted.
-        known = {c.solver for spec in specs for c in spec.configs}
+    open_specs = [spec for spec in specs if not spec.report]
+    if solvers is not None and open_specs:
+        known = {c.solver for spec in open_specs for c in spec.configs}
         extra = [s for s in dict.fromkeys(solvers) if s not in known]
         if params and not extra:
             raise ValueError(f"--param sets the parameters of the extra columns, and every solver of --solvers is "
-                             f"already a column of {', '.join(spec.key for spec in specs)}")
-        specs = [extra_column(spec, extra, params) for spec in specs] if extra else specs
+                             f"already a column of {', '.join(spec.key for spec in open_specs)}")
+        if extra:
+            specs = [spec if spec.report else extra_column(spec, extra, params) for spec in specs]
     if datasets is not None:
         known = {d for spec in specs for _, d in spec.rows}
-        for k in external:
-            known |= set(importlib.import_module(import_name(EXTERNAL[k][1])).catalog_names())
         unknown = sorted(set(datasets) - known)
         if unknown:
             raise ValueError(f"--datasets {' '.join(unknown)}: not a row of {', '.join(keys)}; "
                              f"their data sets are {', '.join(sorted(known))}")
-    return external, specs
+    return specs
+
+
+def report_writer(spec: TableSpec):
+    """The function named by ``spec.report`` (``"module:function"``, a project module name such as
+    ``"harness.icml2013_report:write_table"``); ValueError if it does not name one."""
+    module, _, attr = spec.report.partition(":")
+    try:
+        fn = getattr(importlib.import_module(import_name(module)), attr)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ValueError(f"{spec.key}: report writer {spec.report!r} not found ({exc})") from None
+    if not callable(fn):
+        raise ValueError(f"{spec.key}: report writer {spec.report!r} is not a function")
+    return fn
 
 
 def open_cache(cache_dir=None, results=None, read_table: bool = True) -> ResultCache:
@@ -995,8 +1006,8 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     several passes -- e.g. all splits of the small rows and two of the heavy ones -- and each
     report cell says how many splits stand behind it. ``solvers`` (registry names) likewise
     restricts what is run to the columns of those solvers (e.g. after a change to one solver
-    re-keyed its cells); the external tables, whose cells run every method at once, are then
-    written from what they have stored and not run. A solver of ``solvers`` that is not a column
+    re-keyed its cells; ICML 2013 Table 2's cells, which run every method at once, are the
+    S3VM-path's, ``s3vm_path``). A solver of ``solvers`` that is not a column
     of a table is added to it as an extra column, with the parameters ``params``
     (:func:`split_keys`), and reported beside the paper's columns. ``run=False`` runs nothing: the reports are
     written from the cache alone (after an interrupted run, or a change to the report writer).
@@ -1009,33 +1020,14 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     with an empty ``cache_dir``).
     Returns ``{key: [ReportCell, ...]}``.
     """
-    from .results import environment_info
-
     # 0 or a negative count would otherwise slice the split list silently (all, or all but the last).
     n_splits = None if n_splits is None else check_int(n_splits, "n_splits", 1)
     wd = work_dir()
     reports_dir = Path(reports_dir or wd.reports)
     results = Path(results or reports_dir / "runs")
-    external, specs = split_keys(keys, datasets, solvers, params)
+    specs = split_keys(keys, datasets, solvers, params)
     cache = open_cache(cache_dir, results, read_table)  # one instance: one read of the tables
     out = {}
-    for key in external:
-        mod = importlib.import_module(import_name(EXTERNAL[key][1]))
-        names = None if datasets is None else [d for d in datasets if d in set(mod.catalog_names())]
-        if names == []:
-            continue
-        jobs = n_jobs if n_jobs > 0 else (os.cpu_count() or 1)
-        if run and solvers is not None:
-            echo(f"{key}: not run with --solvers (each of its cells runs every method); written from its store")
-        cells, meta = mod.reproduce_table(quick=quick, n_splits=n_splits, datasets=names, n_jobs=jobs,
-                                          reports_dir=reports_dir, run=run and solvers is None, echo=echo)
-        verdict = table_verdict(cells)
-        entry = {"title": EXTERNAL[key][0], "splits": meta["splits"], "quick": quick, "verdict": verdict}
-        if meta.get("n_run"):  # the store grew: this commit computed cells
-            entry |= {"seconds": round(meta["seconds"], 1), "commit": environment_info()[1]}
-        _update_index(reports_dir, key, entry)
-        echo(f"{key}: {verdict} ({meta['seconds']:.0f} s) -> {reports_dir / (key + '.md')}")
-        out[key] = cells
     for spec in specs:
         t0 = time.perf_counter()
         planned, skipped = build_cells(spec, quick=quick)
@@ -1053,7 +1045,10 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
                 for p in planned]
         if rows:
             store_rows(results, rows)
-        cells = aggregate(spec, planned, rows, skipped, load_targets(spec.key))
+        if spec.report:
+            cells = report_writer(spec)(spec, planned, rows, reports_dir)
+        else:
+            cells = aggregate(spec, planned, rows, skipped, load_targets(spec.key))
         errors = [f"{p.row or p.dataset} / {spec.configs[p.config].label} split {p.cell.split}: {r.get('status')}: "
                   f"{(r.get('error') or '').strip().splitlines()[-1] if r.get('error') else ''}"
                   for p, r in zip(planned, rows) if r.get("status") != "done"]
@@ -1062,7 +1057,8 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
                 "n_failed": sum(r.get("status") != "done" for r in rows),
                 "n_cached": sum(bool(r.get("cached")) for r in rows), "errors": errors,
                 "rows_run": [r for r, _ in spec.rows if any(p.row == r for p in planned)]}
-        write_report(spec, cells, meta, reports_dir)
+        if not spec.report:
+            write_report(spec, cells, meta, reports_dir)
         verdict = table_verdict(cells)
         if skipped:
             verdict += f"; skipped: {'; '.join(sorted(set(skipped.values())))}"

@@ -37,11 +37,16 @@ __all__ = ["COLUMNS", "ORDER", "append_rows", "replace_rows", "read_results", "r
            "environment_info", "is_folder_store", "store_files"]
 
 #: ``validation_error`` is filled by protocol "icml2006" cells only (ICML 2006 Sec. 4 selects parameters
-#: on a validation set, harness.icml2006); the other rows leave it empty.
+#: on a validation set, harness.icml2006); the other rows leave it empty. ``details`` is the JSON text
+#: (sorted keys) of what a protocol reports beyond one error pair: ICML 2013 Table 2's split record
+#: (every method's selected model, the path timing, Figure 5; harness.icml2013.record_fields).
 COLUMNS = ["experiment", "dataset", "protocol", "split", "split_seed", "solver", "params", "kernel", "sigma",
            "C", "C_star", "r_mode", "objective", "unlabeled_error", "test_error", "validation_error", "fit_seconds",
            "cpu_seconds", "balance_exact", "status", "error", "n_binary", "cell_key", "code_sha256", "versions",
-           "git_commit", "timestamp"]
+           "git_commit", "timestamp", "details"]
+#: Columns written only into the files where some row fills them (a table of other protocols has
+#: none, and its file stays as it was before the column existed).
+OPTIONAL_COLUMNS = ("details",)
 
 
 def blas_info() -> str:
@@ -157,7 +162,9 @@ def row_from_table(record: dict) -> dict:
     The inverse of how :func:`replace_rows` writes a row: empty cells become None, ``params``
     is parsed back from its JSON, the integer and float columns are numbers again (floats
     exactly: pandas writes them with ``repr``) and ``balance_exact`` a bool; ``cell_key`` is
-    dropped (the cache files a row under its key).
+    dropped (the cache files a row under its key). A column the file does not have (an
+    :data:`OPTIONAL_COLUMNS` one no row of it fills) is not in the row, as it is not in the cached
+    rows of those cells; ``details`` stays JSON text (the protocol that wrote it reads it).
     """
     row = {}
     for col in COLUMNS:
@@ -280,8 +287,13 @@ def _sorted(table: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(ORDER, key=key, kind="mergesort", ignore_index=True)
 
 
+def _filled(v) -> bool:
+    return not (v is None or v == "" or (isinstance(v, float) and math.isnan(v)))
+
+
 def _write(path: Path, table: pd.DataFrame) -> None:
-    text = table.to_csv(index=False, lineterminator="\n")
+    empty = [c for c in OPTIONAL_COLUMNS if c in table and not table[c].map(_filled).any()]
+    text = table.drop(columns=empty).to_csv(index=False, lineterminator="\n")
     if path.suffix == ".gz":
         # No file name and a zero time in the gzip header: the same table, the same bytes.
         buf = io.BytesIO()

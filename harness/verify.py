@@ -103,7 +103,6 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     (``quick``, ``n_splits``, ``datasets``, ``solvers``), cached in ``cache_dir`` or the results
     table ``results`` (default: the project's, as ``reproduce``), each counted once however many
     tables read it, whose stored run took at most ``max_seconds``; ``seed`` fixes the draw.
-    External tables (ICML 2013 Table 2) have their own store and are not sampled.
     """
     from .reproduce import build_cells, open_cache, select_cells, split_keys
 
@@ -114,9 +113,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     if not (isinstance(rtol, (int, float)) and 0 <= rtol < 1):
         raise ValueError(f"rtol must be in [0, 1), got {rtol!r}")
     cache = open_cache(cache_dir, results, read_table)
-    external, specs = split_keys(keys, datasets, solvers, params)
-    if external:
-        echo(f"not sampled (their own cell store): {', '.join(external)}")
+    specs = split_keys(keys, datasets, solvers, params)
     eligible = {}
     for spec in specs:
         planned, _ = build_cells(spec, quick=quick, n_splits=n_splits)

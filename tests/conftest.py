@@ -94,9 +94,7 @@ def work_folder(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def no_shipped_table(monkeypatch, tmp_path_factory):
     """The shipped results are not read (a test that counts what its own runs stored)."""
-    import s3vm_bench.harness.icml2013 as icml2013
     import s3vm_bench.harness.reproduce as rep
 
     none = tmp_path_factory.mktemp("none")
     monkeypatch.setattr(rep, "SHIPPED_RESULTS", none / "runs")
-    monkeypatch.setattr(icml2013, "CELLS_FILE", none / "cells.jsonl")

@@ -10,7 +10,6 @@ import pytest
 
 from s3vm_bench.harness import figure_data as fd
 from s3vm_bench.harness import figures as F
-from s3vm_bench.harness.icml2013 import _solver_version
 from s3vm_bench.harness.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -48,6 +47,33 @@ def _fig10(path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
+def _icml2013_rows(path, fig5=None):
+    # ICML 2013 Table 2's rows as the grid stores them (harness.icml2013.record_fields), under the
+    # keys of the spec's cells: D1 and D5, splits 0-1; a failed row and a row of an earlier key of
+    # split 2 carry no Figure 5 values that count.
+    from s3vm_bench.harness.grid import store_rows
+    from s3vm_bench.harness.icml2013 import KEY, record_fields
+    from s3vm_bench.harness.reproduce import build_cells
+    from s3vm_bench.harness.specs import get_spec
+
+    best = {m: {"val_err": 0.0, "unl_err": 0.1, "test_err": 0.1, "C": 1.0, "gamma": 1.0, "c_star": 1.0}
+            for m in ("svm", "light", "cccp", "path", "light_l1", "cccp_b")}
+    rows = []
+    for p in build_cells(get_spec(KEY))[0]:
+        if p.dataset not in ("breast-cancer-wdbc", "ionosphere") or p.cell.split > 2:
+            continue
+        fields = record_fields({"n_train": 10, "n_lab": 2, "best": best, "timing": [], "seconds": 1.0,
+                                "fig5": fig5 or [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C,
+                                                  "light_l1": 1.5 * C, "cccp_b": 2.5 * C} for C in (1.0, 10.0)]})
+        row = {"experiment": KEY, "dataset": p.dataset, "protocol": p.cell.protocol, "split": p.cell.split,
+               "solver": p.cell.solver, "params": {}, "cell_key": p.cell.key(), "status": "done"} | fields
+        if p.cell.split == 2:
+            row |= {"status": "failed", "error": "Traceback: boom"} if p.dataset == "ionosphere" else \
+                {"cell_key": "0" * 32}
+        rows.append(row)
+    store_rows(path, rows)
+
+
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
     """Tiny stored results for every figure that reads one, by figure name."""
@@ -57,16 +83,8 @@ def inputs(tmp_path_factory):
     fig4 = d / "icml2006-fig4.json"
     fig4.write_text(json.dumps({"panels": [{"title": t, "problem": _problem(), "models": [_model("DA")]}
                                            for t in ("2MOONS", "2CIRCLES")]}))
-    cells = d / "cells.jsonl"
-    cells.write_text("".join(json.dumps({"id": pid, "dataset": name, "split": s, "best": {},
-                                         "fig5": [{"C": C, "path": C, "light": 2 * C, "cccp": 3 * C,
-                                                   "light_l1": 1.5 * C, "cccp_b": 2.5 * C}
-                                                  for C in (1.0, 10.0)]}) + "\n"
-                             for pid, name in (("D1", "a"), ("D5", "b")) for s in (0, 1))
-                     # an extra method's line and a failed split carry no Figure 5 rows
-                     + json.dumps({"id": "D1", "split": 0, "extra": "light_l1", "best": {"light_l1": {}},
-                                   "version": _solver_version("s3vm_light")}) + "\n"
-                     + json.dumps({"id": "D5", "split": 2, "error": "Traceback: boom"}) + "\n")
+    cells = d / "runs"
+    _icml2013_rows(cells)
     fig6 = d / "fig6.jsonl"
     fig6.write_text("".join(json.dumps({"id": "D1", "dataset": "a", "split": s, "C": 10.0, "path": 0.3,
                                         "light_l1": {"1": 0.1, "5": 0.4}, "cccp_b": {"1": 0.2, "5": 1.0}}) + "\n"
@@ -130,16 +148,15 @@ def test_missing_data_names_the_producing_command(tmp_path):
     with pytest.raises(F.MissingData, match="run `s3vm-bench figures --make-data jmlr2008-fig10`"):
         F.make_figure("jmlr2008-fig10", tmp_path, data=tmp_path / "absent.jsonl")
     with pytest.raises(F.MissingData, match="run `s3vm-bench reproduce icml2013-table2`"):
-        F.make_figure("icml2013-fig5", tmp_path, cells=tmp_path / "absent.jsonl")
+        F.make_figure("icml2013-fig5", tmp_path, cells=tmp_path / "absent")
     assert not list(tmp_path.iterdir())  # nothing half-written
 
 
 def test_icml2013_figures_need_the_judged_solvers(tmp_path):
     # Figure 5 rows and Figure 6 lines of the squared-hinge S3VM-light and count-searched CCCP
     # only are not these figures' data: named as missing, nothing drawn.
-    cells = tmp_path / "cells.jsonl"
-    cells.write_text(json.dumps({"id": "D5", "dataset": "b", "split": 0, "best": {},
-                                 "fig5": [{"C": 1.0, "path": 1.0, "light": 2.0, "cccp": 3.0}]}) + "\n")
+    cells = tmp_path / "runs"
+    _icml2013_rows(cells, fig5=[{"C": 1.0, "path": 1.0, "light": 2.0, "cccp": 3.0}])
     with pytest.raises(F.MissingData, match="no Figure 5 value of S3VM-light"):
         F.make_figure("icml2013-fig5", tmp_path, cells=cells)
     fig6 = tmp_path / "fig6.jsonl"
@@ -150,12 +167,12 @@ def test_icml2013_figures_need_the_judged_solvers(tmp_path):
                                   "light_l1": {"1": 0.1}, "cccp_b": {"1": 0.2}}) + "\n")
     with pytest.raises(F.MissingData, match="judged S3VM-light and CCCP"):
         F.make_figure("icml2013-fig6", tmp_path, data=fig6)
-    assert not list(tmp_path.glob("icml2013-fig*"))
+    assert not list(tmp_path.glob("icml2013-fig*.*"))
 
 
 def test_empty_result_file_is_missing_data(tmp_path):
-    empty = tmp_path / "cells.jsonl"
-    empty.write_text("\n")
+    empty = tmp_path / "runs"  # a results store without a row of the table
+    empty.mkdir()
     with pytest.raises(F.MissingData, match="no result"):
         F.make_figure("icml2013-fig5", tmp_path, cells=empty)
 
@@ -303,12 +320,12 @@ def test_icml2013_figures_plot_the_judged_solvers_values(inputs):
 
 def test_every_stored_input_is_made_by_a_named_command():
     # Each figure's default stored input is a file of figure_data.DATA (made by --make-data) or
-    # ICML 2013 Table 2's cells (made by `reproduce`), and DATA says which figures read it.
+    # ICML 2013 Table 2's rows (made by `reproduce`), and DATA says which figures read it.
     made = {d.path: d for d in fd.DATA.values()}
     for name, spec in F.FIGURES.items():
         for value in spec.inputs.values():
             if isinstance(value, F._Stored):
-                if value.relpath == "icml2013/cells.jsonl":
+                if value.relpath == "runs/icml2013-table2":
                     assert "reproduce icml2013-table2" in spec.source, name
                     continue
                 assert value.relpath in made, (name, value.relpath)
