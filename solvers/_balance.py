@@ -168,9 +168,7 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     DichotomicResult
         The exact solution, or the closest count met (``exact=False``).
     """
-    if stall_halvings is not None and (isinstance(stall_halvings, bool) or not isinstance(stall_halvings, (int, np.integer))
-                                       or stall_halvings < 1):
-        raise ValueError(f"stall_halvings must be an int >= 1 or None, got {stall_halvings!r}")
+    _check_stall_halvings(stall_halvings)
     best = None
     lo = hi = None  # r~ known to give too few / too many positives
     n_lo = n_hi = None  # their counts
@@ -207,6 +205,13 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     else:
         stop = "max_iter"
     return DichotomicResult(best.r_tilde, best.outputs, best.n_pos, target, it, False, best.payload, stop)
+
+
+def _check_stall_halvings(stall_halvings):
+    """ValueError unless ``stall_halvings`` is None or an int >= 1 (:func:`dichotomic_search`)."""
+    if stall_halvings is not None and (isinstance(stall_halvings, bool) or not isinstance(stall_halvings, (int, np.integer))
+                                       or stall_halvings < 1):
+        raise ValueError(f"stall_halvings must be an int >= 1 or None, got {stall_halvings!r}")
 
 
 @dataclass(frozen=True)
@@ -266,15 +271,7 @@ def balance_root(g, T: float, r: float, *, tol: float = 1e-12, max_iter: int = 5
     -------
     BalanceRoot
     """
-    g = np.asarray(g, dtype=float).ravel()
-    if g.size == 0:
-        raise ValueError("g is empty: there are no unlabeled points")
-    if not np.all(np.isfinite(g)):
-        raise ValueError("g contains NaN or inf")
-    T = float(T)
-    if not (np.isfinite(T) and T > 0):
-        raise ValueError(f"T must be > 0 and finite, got {T!r}")
-    r = check_r(r)
+    g, T, r = _check_balance_args(g, T, r)
     u = g.size
     shift = T * np.log((1.0 - r) / r)
     lo, hi = float(g.min() - shift), float(g.max() - shift)
@@ -307,13 +304,34 @@ def balance_root(g, T: float, r: float, *, tol: float = 1e-12, max_iter: int = 5
             nu, method = mid, "bisection"
         p, B, dB = evaluate(nu)
     if abs(B) > tol:
-        # Sub-ulp root: interpolate p between the bracket ends (B is linear in p).
-        p_lo, p_hi = _balance_p(g, lo, T), _balance_p(g, hi, T)
-        B_lo, B_hi = float(np.mean(p_lo)) - r, float(np.mean(p_hi)) - r
-        if B_hi > B_lo and B_lo <= 0.0 <= B_hi:
-            theta = -B_lo / (B_hi - B_lo)
-            p = p_lo + theta * (p_hi - p_lo)
-            nu = lo + theta * (hi - lo)
-            B = float(np.mean(p)) - r
+        interpolated = _sub_ulp_root(g, T, r, lo, hi)
+        if interpolated is not None:
+            nu, p, B = interpolated
             method = "interpolation"
     return BalanceRoot(float(nu), p, B, it, method)
+
+
+def _check_balance_args(g, T, r):
+    """Validated ``(g, T, r)`` of :func:`balance_root`: g a non-empty finite vector, T > 0, r in (0, 1)."""
+    g = np.asarray(g, dtype=float).ravel()
+    if g.size == 0:
+        raise ValueError("g is empty: there are no unlabeled points")
+    if not np.all(np.isfinite(g)):
+        raise ValueError("g contains NaN or inf")
+    T = float(T)
+    if not (np.isfinite(T) and T > 0):
+        raise ValueError(f"T must be > 0 and finite, got {T!r}")
+    return g, T, check_r(r)
+
+
+def _sub_ulp_root(g, T, r, lo, hi):
+    """``(nu, p, B)`` of a root between the adjacent floats ``lo < hi`` that bracket it, by linear
+    interpolation of p between the ends (B is linear in p; see :func:`balance_root`), or None if
+    they do not bracket it."""
+    p_lo, p_hi = _balance_p(g, lo, T), _balance_p(g, hi, T)
+    B_lo, B_hi = float(np.mean(p_lo)) - r, float(np.mean(p_hi)) - r
+    if not (B_hi > B_lo and B_lo <= 0.0 <= B_hi):
+        return None
+    theta = -B_lo / (B_hi - B_lo)
+    p = p_lo + theta * (p_hi - p_lo)
+    return lo + theta * (hi - lo), p, float(np.mean(p)) - r

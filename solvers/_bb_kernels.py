@@ -311,24 +311,18 @@ def add(K, ridge, cost, y, S, L, beta, b, f, new):
 
     Finite Newton with exact line search (as :func:`solvers._primal.kernel_newton`), warm-started
     at the parent optimum ``(S, L, beta, b, f)``: the parent is the exact starting point, and a
-    point entering outside the margin leaves it optimal. Returns ``(changed, S, L, beta, b, f,
-    value, n_refactor)``; ``changed`` is False (and the parent returned) when no point entered
-    inside the margin.
+    point entering outside the margin leaves it optimal. Each step takes the Newton point on the
+    support set S (:func:`_newton_point`); if it keeps S it is the optimum (SIGIR 2006, Table 1),
+    otherwise the exact line search (Table 3) moves toward it (:func:`_line_step`) and S follows
+    the margins (:func:`shrink`, :func:`grow`). Returns ``(changed, S, L, beta, b, f, value,
+    n_refactor)``; ``changed`` is False (and the parent returned) when no point entered inside
+    the margin.
     """
     n = y.size
     c2 = 2.0 * cost
-    n_enter = 0
-    for x in new:
-        if y[x] * f[x] < 1.0:
-            n_enter += 1
-    if n_enter == 0:
+    enter = _entering(new, y, f)
+    if enter.size == 0:
         return False, S, L, beta, b, f, 0.0, 0
-    enter = np.empty(n_enter, np.int64)
-    c = 0
-    for x in new:
-        if y[x] * f[x] < 1.0:
-            enter[c] = x
-            c += 1
     n_ref = 0
     S, L, r = grow(K, ridge, S, L, enter)
     n_ref += r
@@ -337,98 +331,146 @@ def add(K, ridge, cost, y, S, L, beta, b, f, new):
     refreshed = False
     in_S = np.zeros(n, np.bool_)
     for _ in range(MAX_NEWTON):
-        m = S.size
-        bS = np.empty(m)
-        f_bar = np.empty(n)
-        if m:
-            v1, v2 = solve2(L, np.ones(m), y[S])
-            b_bar = v2.sum() / v1.sum()
-            f_bar[:] = b_bar
-            for a in range(m):
-                bS[a] = v2[a] - b_bar * v1[a]
-                row = K[S[a]]
-                ba = bS[a]
-                for j in range(n):
-                    f_bar[j] += ba * row[j]
-            resid = 0.0
-            for a in range(m):
-                i = S[a]
-                resid = max(resid, abs(f_bar[i] + bS[a] * ridge[i] - y[i]))
-            if not refreshed and resid > RESID_TOL:
-                # Safety net (rare with the factor): refactor once and redo the point.
-                L = factor(K, ridge, S)
-                n_ref += 1
-                refreshed = True
-                continue
-        else:  # no loss anywhere: beta = 0 minimizes the model, b is free
-            b_bar = b
-            f_bar[:] = b
+        bS, b_bar, f_bar, resid = _newton_point(K, ridge, S, L, y, b)
+        if not refreshed and resid > RESID_TOL:
+            # Safety net (rare with the factor): refactor once and redo the point.
+            L = factor(K, ridge, S)
+            n_ref += 1
+            refreshed = True
+            continue
         refreshed = False
-        in_S[:] = False
-        for a in range(m):
-            in_S[S[a]] = True
-        optimal = True
-        for i in range(n):
-            if y[i] == 0.0:
-                continue
-            mg = y[i] * f_bar[i]
-            if (in_S[i] and mg > 1.0 + MARGIN_TOL) or (not in_S[i] and mg < 1.0 - MARGIN_TOL):
-                optimal = False
-                break
-        if optimal:
+        _mark(in_S, S)
+        if _keeps_support(y, f_bar, in_S):
             beta_bar = np.zeros(n)
-            for a in range(m):
+            for a in range(S.size):
                 beta_bar[S[a]] = bS[a]
             return True, S, L, beta_bar, b_bar, f_bar, objective(bS, S, b_bar, f_bar, y, cost), n_ref
-        dbeta = -beta
-        for a in range(m):
-            dbeta[S[a]] += bS[a]
-        reg0 = 0.0
-        reg1 = 0.0
-        for j in range(n):
-            if dbeta[j] != 0.0:
-                reg0 += dbeta[j] * (f[j] - b)
-                reg1 += dbeta[j] * (f_bar[j] - b_bar)
-        t, slope0 = line_search(reg0, reg1, f, f_bar, y, c2)
-        for j in range(n):
-            beta[j] += t * dbeta[j]
-            f[j] += t * (f_bar[j] - f[j])
-        b = b + t * (b_bar - b)
+        b, slope0 = _line_step(beta, f, b, S, bS, b_bar, f_bar, y, c2)
         if -slope0 <= 1e-13 * max(abs(objective(beta[S], S, b, f, y, cost)), 1e-300):
             break
-        keep = np.empty(m, np.bool_)
-        for a in range(m):
+        keep = np.empty(S.size, np.bool_)
+        for a in range(S.size):
             keep[a] = y[S[a]] * f[S[a]] < 1.0
         S, L, r = shrink(K, ridge, S, L, keep)
         n_ref += r
-        in_S[:] = False
-        for a in range(S.size):
-            in_S[S[a]] = True
-        n_new = 0
-        for i in range(n):
-            if y[i] != 0.0 and y[i] * f[i] < 1.0 and not in_S[i]:
-                n_new += 1
-        J = np.empty(n_new, np.int64)
-        c = 0
-        for i in range(n):
-            if y[i] != 0.0 and y[i] * f[i] < 1.0 and not in_S[i]:
-                J[c] = i
-                c += 1
-        S, L, r = grow(K, ridge, S, L, J)
+        _mark(in_S, S)
+        S, L, r = grow(K, ridge, S, L, _inside_margin(y, f, in_S))
         n_ref += r
     # Newton decrement at round-off level (or the cap): the current point is the optimum.
     nz = np.flatnonzero(beta)
-    n_sv = 0
+    S2 = _inside_margin(y, f, np.zeros(n, np.bool_))
+    return True, S2, factor(K, ridge, S2), beta, b, f, objective(beta[nz], nz, b, f, y, cost), n_ref + 1
+
+
+@njit(cache=True)
+def _entering(new, y, f):
+    """The points of ``new`` inside the margin (``y_x f_x < 1``), in the order of ``new``."""
+    n_enter = 0
+    for x in new:
+        if y[x] * f[x] < 1.0:
+            n_enter += 1
+    enter = np.empty(n_enter, np.int64)
+    c = 0
+    for x in new:
+        if y[x] * f[x] < 1.0:
+            enter[c] = x
+            c += 1
+    return enter
+
+
+@njit(cache=True)
+def _inside_margin(y, f, skip):
+    """The points in the set (``y_i != 0``) inside the margin (``y_i f_i < 1``) and not ``skip``, sorted."""
+    n = y.size
+    count = 0
     for i in range(n):
-        if y[i] != 0.0 and y[i] * f[i] < 1.0:
-            n_sv += 1
-    S2 = np.empty(n_sv, np.int64)
+        if y[i] != 0.0 and y[i] * f[i] < 1.0 and not skip[i]:
+            count += 1
+    out = np.empty(count, np.int64)
     c = 0
     for i in range(n):
-        if y[i] != 0.0 and y[i] * f[i] < 1.0:
-            S2[c] = i
+        if y[i] != 0.0 and y[i] * f[i] < 1.0 and not skip[i]:
+            out[c] = i
             c += 1
-    return True, S2, factor(K, ridge, S2), beta, b, f, objective(beta[nz], nz, b, f, y, cost), n_ref + 1
+    return out
+
+
+@njit(cache=True)
+def _mark(mask, idx):
+    """``mask`` set to the indicator of ``idx``, in place."""
+    mask[:] = False
+    for a in range(idx.size):
+        mask[idx[a]] = True
+
+
+@njit(cache=True)
+def _newton_point(K, ridge, S, L, y, b):
+    """Minimizer of the quadratic model on the support set S, from the factor L of ``A_S``.
+
+    The bordered system of :func:`solvers._primal_kernel._newton_point` (``A_S beta_S + b 1 =
+    y_S``, ``1^T beta_S = 0``) by two solves with L and the Schur complement for b.  Returns
+    ``(beta_S, b_bar, f_bar, resid)``: the coefficients on S, the bias, the outputs of every
+    point and the largest residual of the system on S; with S empty (no loss anywhere) beta = 0
+    minimizes the model and the free bias stays ``b``.
+    """
+    n = y.size
+    m = S.size
+    bS = np.empty(m)
+    f_bar = np.empty(n)
+    if not m:
+        f_bar[:] = b
+        return bS, b, f_bar, 0.0
+    v1, v2 = solve2(L, np.ones(m), y[S])
+    b_bar = v2.sum() / v1.sum()
+    f_bar[:] = b_bar
+    for a in range(m):
+        bS[a] = v2[a] - b_bar * v1[a]
+        row = K[S[a]]
+        ba = bS[a]
+        for j in range(n):
+            f_bar[j] += ba * row[j]
+    resid = 0.0
+    for a in range(m):
+        i = S[a]
+        resid = max(resid, abs(f_bar[i] + bS[a] * ridge[i] - y[i]))
+    return bS, b_bar, f_bar, resid
+
+
+@njit(cache=True)
+def _keeps_support(y, f_bar, in_S):
+    """Whether the Newton point keeps the support set: margins ``<= 1 + MARGIN_TOL`` on S and
+    ``>= 1 - MARGIN_TOL`` on the other points in the set (SIGIR 2006, Table 1)."""
+    for i in range(y.size):
+        if y[i] == 0.0:
+            continue
+        mg = y[i] * f_bar[i]
+        if (in_S[i] and mg > 1.0 + MARGIN_TOL) or (not in_S[i] and mg < 1.0 - MARGIN_TOL):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _line_step(beta, f, b, S, bS, b_bar, f_bar, y, c2):
+    """Exact line search (SIGIR 2006, Table 3) from ``(beta, b, f)`` toward the Newton point.
+
+    ``beta`` and ``f`` are moved in place; returns the new bias and ``phi'(0)``, the directional
+    derivative toward the Newton point (minus the Newton decrement).
+    """
+    n = y.size
+    dbeta = -beta
+    for a in range(S.size):
+        dbeta[S[a]] += bS[a]
+    reg0 = 0.0
+    reg1 = 0.0
+    for j in range(n):
+        if dbeta[j] != 0.0:
+            reg0 += dbeta[j] * (f[j] - b)
+            reg1 += dbeta[j] * (f_bar[j] - b_bar)
+    t, slope0 = line_search(reg0, reg1, f, f_bar, y, c2)
+    for j in range(n):
+        beta[j] += t * dbeta[j]
+        f[j] += t * (f_bar[j] - f[j])
+    return b + t * (b_bar - b), slope0
 
 
 @njit(cache=True)
@@ -443,12 +485,12 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star, level=np.i
     p = U.size
     m = S.size
     ridge_x = 1.0 / (2.0 * c_star)
-    score = np.empty(p)
-    lbp = np.empty(p)
-    lbn = np.empty(p)
     if m == 0:
         # No support vector (every assigned point outside the margin): only the trivial bound
         # s(L + {x, y}) >= s(L) is used.
+        score = np.empty(p)
+        lbp = np.empty(p)
+        lbn = np.empty(p)
         for c in range(p):
             x = U[c]
             score[c] = (1.0 + abs(f[x])) ** 2 / (2.0 * (kdiag[x] + ridge_x))
@@ -459,6 +501,23 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star, level=np.i
     W = solve(L, A)
     g = solve2(L, np.ones(m), np.zeros(m))[0]
     sigma = g.sum()
+    yS, bS, grad, D0 = _dual_at_optimum(S, y, beta, f, b, ridge)
+    score, t, q, lin0 = _ray(A, W, g, grad, sigma, U, kdiag, f, b, ridge_x)
+    aa = np.empty(m)
+    for a in range(m):
+        aa[a] = max(yS[a] * bS[a], 0.0)
+    N = np.empty((0, 0))  # M^{-1}, formed only if a bound is refined
+    lbp, N = _child_bounds(1.0, lin0, q, W, A, g, t, yS, aa, D0, level, L, sigma, N)
+    lbn, N = _child_bounds(-1.0, lin0, q, W, A, g, t, yS, aa, D0, level, L, sigma, N)
+    return score, lbp, lbn
+
+
+@njit(cache=True)
+def _dual_at_optimum(S, y, beta, f, b, ridge):
+    """``(y_S, beta_S, grad, D0)``: labels and coefficients of the support vectors, the gradient
+    of the dual at beta* and the dual value D0 (= s(L) at the exact optimum), from the actual
+    solution (exact even with round-off)."""
+    m = S.size
     yS = np.empty(m)
     bS = np.empty(m)
     grad = np.empty(m)
@@ -467,10 +526,21 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star, level=np.i
         i = S[a]
         yS[a] = y[i]
         bS[a] = beta[i]
-        # Dual value and gradient at beta* from the actual solution (exact even with round-off).
         grad[a] = y[i] - (f[i] - b) - bS[a] * ridge[i]
     for a in range(m):
         D0 += yS[a] * bS[a] - 0.5 * bS[a] * (yS[a] - grad[a])
+    return yS, bS, grad, D0
+
+
+@njit(cache=True)
+def _ray(A, W, g, grad, sigma, U, kdiag, f, b, ridge_x):
+    """The ray of Proposition 1 for each candidate x in U: ``(score, t, q, lin0)``.
+
+    ``t`` is the bias component of the direction ``delta = -W - g t^T``, ``q`` the curvature
+    ``v^T M^{-1} v`` of the bordered system plus x's ridge, ``score`` the branching score of NIPS
+    2006 eqs. 7-8 and ``lin0`` the derivative of the dual at ``tau = 0`` less the ``y_x`` term.
+    """
+    m, p = A.shape
     # Loops run over the support vectors outside and the points x inside, along the rows of A
     # and W (this is where the time goes: m x p entries, each touched a few times).
     gA = np.zeros(p)  # g^T A
@@ -485,6 +555,7 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star, level=np.i
     gg = 0.0
     for a in range(m):
         gg += grad[a] * g[a]
+    score = np.empty(p)
     t = np.empty(p)
     q = np.empty(p)
     lin0 = np.empty(p)
@@ -496,40 +567,44 @@ def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star, level=np.i
         score[c] = (1.0 + abs(f[x])) ** 2 / (2.0 * q[c])
         # d D / d tau at tau = 0 along delta = -W - g t^T, less the y_x term.
         lin0[c] = -hW[c] - gg * t[c] - (f[x] - b)
-    aa = np.empty(m)
+    return score, t, q, lin0
+
+
+@njit(cache=True)
+def _child_bounds(label, lin0, q, W, A, g, t, yS, aa, D0, level, L, sigma, N):
+    """Dual lower bounds of the children that give each x in U the label ``label``.
+
+    The dual is maximized along the ray up to the first support vector whose ``y_i beta_i``
+    reaches 0; where that cut lost what could reach ``level`` the bound is refined by
+    :func:`_refine`, with ``N = M^{-1}`` (formed on first use). Returns ``(bounds, N)``.
+    """
+    m = yS.size
+    p = q.size
+    slope = label * lin0 + 1.0  # theta-derivative; = 1 - y_x f(x) at the exact optimum
+    theta = np.maximum(slope, 0.0) / q
+    # Shorten the step to the first support vector whose y_i beta_i reaches 0: theta <=
+    # a_i / -e_i wherever e_i = d(y_i beta_i)/d tau = label y_i delta_i < 0.
     for a in range(m):
-        aa[a] = max(yS[a] * bS[a], 0.0)
-    N = np.empty((0, 0))  # M^{-1}, formed only if a bound is refined
-    for label in (1.0, -1.0):
-        slope = label * lin0 + 1.0  # theta-derivative; = 1 - y_x f(x) at the exact optimum
-        theta = np.maximum(slope, 0.0) / q
-        # Shorten the step to the first support vector whose y_i beta_i reaches 0: theta <=
-        # a_i / -e_i wherever e_i = d(y_i beta_i)/d tau = label y_i delta_i < 0.
-        for a in range(m):
-            ya, ga, ra = label * yS[a], g[a], aa[a]
-            for c in range(p):
-                e = -ya * (W[a, c] + ga * t[c])
-                if e < 0.0:
-                    r = ra / -e
-                    if r < theta[c]:
-                        theta[c] = r
-        bound = D0 + theta * slope - 0.5 * q * theta * theta
+        ya, ga, ra = label * yS[a], g[a], aa[a]
         for c in range(p):
-            # Refine where the cut lost what could reach the level: the uncut maximum
-            # slope^2 / 2q bounds every continuation (each later piece curves more).
-            if slope[c] > 0.0 and bound[c] < level <= D0 + slope[c] * slope[c] / (2.0 * q[c]):
-                if N.shape[0] == 0:
-                    N = _bordered_inverse(L, g, sigma)
-                delta = np.empty(m + 1)
-                for a in range(m):
-                    delta[a] = -(W[a, c] + g[a] * t[c])
-                delta[m] = t[c]
-                bound[c] = max(bound[c], _refine(N, delta, A[:, c], label * yS, aa, slope[c], q[c], D0, level))
-        if label > 0.0:
-            lbp[:] = bound
-        else:
-            lbn[:] = bound
-    return score, lbp, lbn
+            e = -ya * (W[a, c] + ga * t[c])
+            if e < 0.0:
+                r = ra / -e
+                if r < theta[c]:
+                    theta[c] = r
+    bound = D0 + theta * slope - 0.5 * q * theta * theta
+    for c in range(p):
+        # Refine where the cut lost what could reach the level: the uncut maximum
+        # slope^2 / 2q bounds every continuation (each later piece curves more).
+        if slope[c] > 0.0 and bound[c] < level <= D0 + slope[c] * slope[c] / (2.0 * q[c]):
+            if N.shape[0] == 0:
+                N = _bordered_inverse(L, g, sigma)
+            delta = np.empty(m + 1)
+            for a in range(m):
+                delta[a] = -(W[a, c] + g[a] * t[c])
+            delta[m] = t[c]
+            bound[c] = max(bound[c], _refine(N, delta, A[:, c], label * yS, aa, slope[c], q[c], D0, level))
+    return bound, N
 
 
 #: Support vectors a refined look-ahead path may drop at most (each costs O(m k + k^3) at the k-th).

@@ -2,7 +2,7 @@
 
 :class:`DeformedKernelMixin` goes first in the bases of a :class:`solvers._base.BaseS3VM` kernel
 solver (``class LapSVM(DeformedKernelMixin, SVM)``). At the start of ``fit`` it builds
-:class:`solvers._kernels.DeformedKernel` over *all* training points, labeled and unlabeled (they
+:class:`solvers._graph.DeformedKernel` over *all* training points, labeled and unlabeled (they
 define the graph), with the solver's Gaussian kernel as the base kernel, and replaces the
 solver's ``_kernel`` hook by k~: the training Gram matrix the solver receives, and the kernel rows
 ``decision_function`` uses for any new point, are those of k~. The solver itself is untouched.
@@ -20,7 +20,8 @@ from numbers import Integral, Real
 import numpy as np
 
 from ._base import array_digest
-from ._kernels import _GRAPH_WEIGHTS, DeformedKernel, gaussian_kernel, warn_disconnected
+from ._graph import _GRAPH_WEIGHTS, DeformedKernel, warn_disconnected
+from ._kernels import gaussian_kernel
 from ._validation import Boolean, Interval, Options
 
 __all__ = ["DeformedKernelMixin", "GRAPH_PARAMS", "GRAPH_CONSTRAINTS"]
@@ -75,7 +76,7 @@ class DeformedKernelMixin:
     (``"binary"`` or ``"heat"``) and ``normalized_laplacian``, and their constraints
     (:data:`GRAPH_CONSTRAINTS`, with ``kernel`` limited to ``"rbf"``) in ``_parameter_constraints``.
 
-    Fitted attribute: ``deformed_kernel_`` (the :class:`~solvers._kernels.DeformedKernel`).
+    Fitted attribute: ``deformed_kernel_`` (the :class:`~solvers._graph.DeformedKernel`).
     """
 
     # The graph is built on the unlabeled points too: without them there is no point cloud.

@@ -200,21 +200,16 @@ def exp_unlabeled_loss(t, s: float = 5.0, hess: bool = True) -> LossEval:
 FLAT_LOSS_DEFAULTS = {"plateau": 0.25, "ramp": 0.125, "height": 1.0}
 
 
-def flat_unlabeled_loss(
-    t,
-    plateau: float = FLAT_LOSS_DEFAULTS["plateau"],
-    ramp: float = FLAT_LOSS_DEFAULTS["ramp"],
-    height: float = FLAT_LOSS_DEFAULTS["height"],
-) -> LossEval:
+def flat_unlabeled_loss(t, plateau: float = FLAT_LOSS_DEFAULTS["plateau"], ramp: float = FLAT_LOSS_DEFAULTS["ramp"],
+                        height: float = FLAT_LOSS_DEFAULTS["height"]) -> LossEval:
     """Flat piecewise-quadratic unlabeled loss of Newton-S3VM (JMLR 2008, Fig. 7).
 
-    JMLR 2008, Sec. 4.4 describes the loss only in words and a figure: an even,
-    continuously differentiable function "having several linear and flat parts
-    which are smoothly connected by small quadratic components", flat in the
-    middle (an unlabeled point with output 0 does not push the boundary) and
-    zero outside the margin.  The pieces are not given in the text, so this
-    function fixes them as follows, with ``a = |t|``, ``p = plateau``,
-    ``d = ramp`` and slope ``k = height / (1 - p - d)``::
+    JMLR 2008, Sec. 4.4 describes the loss only in words and a figure: an even, continuously
+    differentiable function "having several linear and flat parts which are smoothly connected
+    by small quadratic components", flat in the middle (an unlabeled point with output 0 does not
+    push the boundary) and zero outside the margin.  The pieces are not given in the text, so
+    this function fixes them as follows, with ``a = |t|``, ``p = plateau``, ``d = ramp`` and
+    slope ``k = height / (1 - p - d)``::
 
         a <= p              height                       (flat top)
         p < a <= p + d      height - k (a - p)^2 / (2 d)  (quadratic bend)
@@ -222,11 +217,10 @@ def flat_unlabeled_loss(
         1 - d < a <= 1      k (1 - a)^2 / (2 d)           (quadratic landing)
         a > 1               0                            (flat, margin met)
 
-    It is C^1, equals 0 exactly where ``max(0, 1 - |t|)^2`` does, has the same
-    value as that loss at ``t = 0`` when ``height = 1``, and has non-zero
-    curvature only on the two bends of width ``d`` on each side: those are the
-    only unlabeled "support vectors" of the Newton step (JMLR 2008, eq. 17 and
-    footnote 11).
+    It is C^1, equals 0 exactly where ``max(0, 1 - |t|)^2`` does, has the same value as that loss
+    at ``t = 0`` when ``height = 1``, and has non-zero curvature only on the two bends of width
+    ``d`` on each side: those are the only unlabeled "support vectors" of the Newton step (JMLR
+    2008, eq. 17 and footnote 11).
 
     Parameters
     ----------
@@ -247,9 +241,9 @@ def flat_unlabeled_loss(
 
     Notes
     -----
-    The defaults are our reading of Fig. 7 (flat top, linear flanks, zero
-    beyond |t| = 1), not numbers printed in the paper; they are exposed so
-    that the Newton-S3VM solver can make them parameters.
+    The defaults are our reading of Fig. 7 (flat top, linear flanks, zero beyond |t| = 1), not
+    numbers printed in the paper; they are exposed so that the Newton-S3VM solver can make them
+    parameters.
     """
     p, d, h = float(plateau), float(ramp), float(height)
     if not (p >= 0.0 and d > 0.0 and p + 2.0 * d <= 1.0 + 1e-12 and h > 0.0):

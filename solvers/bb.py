@@ -701,6 +701,28 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     search and its cost").
     """
     K, y, u, n_pos, C, C_star = _check_problem(K, y, n_pos, C, C_star)
+    parts, gap_tol, node_limit, time_limit = _check_search(K, u, n_pos, frontier, branching, gap_tol, node_limit,
+                                                           time_limit)
+    _kern.warm_up()
+    t0 = time.perf_counter()
+    init_val, incumbent = _initial_incumbent(K, y, u, n_pos, C, C_star, initial_labels)
+    search = _Search(K, y, u, n_pos, C, C_star, gap_tol=gap_tol, branching=branching, lookahead=lookahead,
+                     fixing=fixing)
+    if incumbent is not None:
+        search.set_incumbent(*incumbent)
+    search.solve_root()
+    if parts is None:
+        search.consider(search.root, search.y_root, 0, 0, 0)
+        resolved = 0
+    else:
+        resolved = search.resume(parts)
+    status = search.run(node_limit, time_limit, t0, resolved)  # Alg. 1's depth-first search
+    return _search_result(search, K, y, n_pos, C, C_star, status, t0, init_val)
+
+
+def _check_search(K, u, n_pos, frontier, branching, gap_tol, node_limit, time_limit):
+    """Validated ``(frontier parts, gap_tol, node_limit, time_limit)`` of :func:`branch_and_bound`;
+    ValueError also when the factors of a depth-u search would not fit in :data:`_MEMORY_BUDGET`."""
     parts = None if frontier is None else _check_frontier(frontier, u, n_pos)
     if branching not in ("nips", "bound", "product"):
         raise ValueError(f"branching must be 'nips', 'bound' or 'product', got {branching!r}")
@@ -714,33 +736,34 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
         raise ValueError(f"branch and bound keeps one support-vector Cholesky factor per tree level: n = {n} points "
                          f"with u = {u} unlabeled may need {u * n * n * 8 / 1e9:.1f} GB. It is meant for "
                          "problems of a few hundred points (NIPS 2006); subsample the data")
-    _kern.warm_up()
-    t0 = time.perf_counter()
+    return parts, gap_tol, node_limit, time_limit
 
-    init_val, incumbent = math.inf, None
-    if initial_labels is not None:
-        init = np.asarray(initial_labels, dtype=np.float64).ravel()
-        if init.size != u or not np.all(np.isin(init, (-1.0, 1.0))):
-            raise ValueError(f"initial_labels must be {u} values in {{-1, +1}} (one per unlabeled point)")
-        if int(np.sum(init > 0)) != n_pos:
-            raise ValueError(f"initial_labels has {int(np.sum(init > 0))} positives; the balance constraint "
-                             f"asks for {n_pos}")
-        res = s3vm_objective(K, y, init, C, C_star)
-        init_val = float(res.objective)
-        incumbent = (init.copy(), init_val, (res.coef, res.intercept, res.outputs))
 
-    search = _Search(K, y, u, n_pos, C, C_star, gap_tol=gap_tol, branching=branching, lookahead=lookahead,
-                     fixing=fixing)
-    if incumbent is not None:
-        search.set_incumbent(*incumbent)
-    search.solve_root()
-    if parts is None:
-        search.consider(search.root, search.y_root, 0, 0, 0)
-        resolved = 0
-    else:
-        resolved = search.resume(parts)
-    status = search.run(node_limit, time_limit, t0, resolved)
+def _initial_incumbent(K, y, u, n_pos, C, C_star, initial_labels):
+    """``(initial upper bound, incumbent)`` from a balanced labeling of another solver, or
+    ``(inf, None)`` without one; the incumbent is ``(labels, objective, (beta, b, outputs))``."""
+    if initial_labels is None:
+        return math.inf, None
+    init = np.asarray(initial_labels, dtype=np.float64).ravel()
+    if init.size != u or not np.all(np.isin(init, (-1.0, 1.0))):
+        raise ValueError(f"initial_labels must be {u} values in {{-1, +1}} (one per unlabeled point)")
+    if int(np.sum(init > 0)) != n_pos:
+        raise ValueError(f"initial_labels has {int(np.sum(init > 0))} positives; the balance constraint "
+                         f"asks for {n_pos}")
+    res = s3vm_objective(K, y, init, C, C_star)
+    init_val = float(res.objective)
+    return init_val, (init.copy(), init_val, (res.coef, res.intercept, res.outputs))
 
+
+def _search_result(search, K, y, n_pos, C, C_star, status, t0, init_val) -> BBResult:
+    """The :class:`BBResult` of a search that stopped with ``status``.
+
+    The lower bound is the least of the closed subtrees' (the incumbent and the pruned bounds)
+    and of the bounds of what is left on the stack (:meth:`_Search.pending`, which becomes the
+    resumable ``frontier``); with nothing left the search is complete. If a limit struck before
+    any leaf, the deepest node is completed by thresholding its outputs to ``n_pos`` positives,
+    so that a feasible labeling (and a finite upper bound) is always returned.
+    """
     open_parts = [p for p in map(search.pending, search.stack) if p is not None]
     if not open_parts:
         status = "optimal"  # the limit struck when nothing was left to search: the search is complete
@@ -748,8 +771,6 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
     lower = min([closed] + [b for b, _ in open_parts])
     best_labels, best_val, best_state = search.best_labels, search.best_val, search.best_state
     if best_labels is None:
-        # A limit struck before any leaf: complete the deepest node by thresholding its outputs
-        # so that a feasible labeling (and a finite upper bound) is always returned.
         deepest = search.stack[-1].state if search.stack else search.root
         labels = threshold_to_count(deepest.f[search.unl], n_pos)
         res = s3vm_objective(K, y, labels, C, C_star)
@@ -764,7 +785,6 @@ def branch_and_bound(K, y, n_pos, C, C_star, *, gap_tol=1e-9, node_limit=None, t
                     initial_upper_bound=init_val,
                     frontier=[(part.astype(np.int8), float(bound)) for bound, part in open_parts],
                     closed_bound=float(closed))
-
 
 _WORKER = {}
 
@@ -833,65 +853,93 @@ def parallel_branch_and_bound(K, y, n_pos, C, C_star, *, n_jobs=2, chunk_nodes=5
     if best.status == "optimal" or best.status == "time_limit" or first == node_limit:
         return best  # closed, or stopped by the caller's own limit
     K, y = np.asarray(K, dtype=np.float64), np.asarray(y, dtype=np.float64).ravel()  # checked by the first search
-    queue = list(best.frontier)
-    closed, nodes = best.closed_bound, best.nodes
-    totals = {k: getattr(best, k) for k in ("n_leaves", "n_pruned_bound", "n_pruned_balance", "n_refactor")}
-    max_depth, found_at, initial_ub = best.max_depth, best.found_at_node, best.initial_upper_bound
-
-    def level():
-        return best.objective - gap_tol * abs(best.objective)
-
-    def left():
-        """The nodes and seconds still allowed (None: no limit; <= 0: spent)."""
-        n_left = None if node_limit is None else node_limit - nodes
-        t_left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        return n_left, t_left
-
+    shared = _SharedSearch(best, gap_tol, node_limit, time_limit, t0)
     status = "optimal"
     with ProcessPoolExecutor(n_jobs, initializer=_worker_init, initargs=(K, y, n_pos, C, C_star, options)) as pool:
         running = {}
         while True:
-            while queue and len(running) < n_jobs:
-                n_left, t_left = left()
-                if n_left is not None and n_left <= 0:
-                    status = "node_limit"
-                    break
-                if t_left is not None and t_left <= 0:
-                    status = "time_limit"
-                    break
-                part, bound = queue.pop()
-                if bound >= level():
-                    closed = min(closed, bound)
-                    continue
-                limit = chunk_nodes if n_left is None else max(1, min(chunk_nodes, n_left))
-                running[pool.submit(_search_part, part, bound, best.labels, limit, t_left)] = bound
+            status = shared.hand_out(pool, running, n_jobs, chunk_nodes) or status
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
                 del running[fut]
-                r = fut.result()
-                nodes += r.nodes
-                for k in totals:
-                    totals[k] += getattr(r, k)
-                max_depth = max(max_depth, r.max_depth)
-                if r.objective < best.objective:
-                    best, found_at = r, nodes
-                closed = min(closed, r.closed_bound)
-                queue.extend(r.frontier)
-    for _, bound in queue:
-        if bound >= level():  # closed by an incumbent found after the part was queued
-            closed = min(closed, bound)
-    queue = [(part, bound) for part, bound in queue if bound < level()]
-    if not queue:
-        status = "optimal"
-    lower = min([closed, best.objective] + [b for _, b in queue])
-    gap = (best.objective - lower) / abs(best.objective) if best.objective else 0.0
-    return BBResult(labels=best.labels, objective=best.objective, lower_bound=float(lower), gap=float(max(gap, 0.0)),
-                    status=status, nodes=nodes, seconds=time.perf_counter() - t0, coef=best.coef,
-                    intercept=best.intercept, outputs=best.outputs, max_depth=max_depth, found_at_node=found_at,
-                    initial_upper_bound=initial_ub, frontier=queue, closed_bound=float(closed), **totals)
+                shared.merge(fut.result())
+    return shared.result(status)
 
+
+class _SharedSearch:
+    """The search of :func:`parallel_branch_and_bound` between pieces.
+
+    It holds the best result so far, the queue of pending subtrees with the bound proved for
+    each (the ``frontier`` of the pieces), the least bound of the subtrees closed so far and the
+    counts summed over the pieces.
+    """
+
+    def __init__(self, first, gap_tol, node_limit, time_limit, t0):
+        self.best, self.gap_tol, self.node_limit, self.time_limit, self.t0 = first, gap_tol, node_limit, time_limit, t0
+        self.queue = list(first.frontier)
+        self.closed, self.nodes = first.closed_bound, first.nodes
+        self.totals = {k: getattr(first, k) for k in ("n_leaves", "n_pruned_bound", "n_pruned_balance", "n_refactor")}
+        self.max_depth, self.found_at, self.initial_ub = first.max_depth, first.found_at_node, first.initial_upper_bound
+
+    def level(self):
+        """The prune level: a subtree whose bound reaches it cannot beat the incumbent (``gap_tol``)."""
+        return self.best.objective - self.gap_tol * abs(self.best.objective)
+
+    def left(self):
+        """The nodes and seconds still allowed (None: no limit; <= 0: spent)."""
+        n_left = None if self.node_limit is None else self.node_limit - self.nodes
+        t_left = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.t0)
+        return n_left, t_left
+
+    def hand_out(self, pool, running, n_jobs, chunk_nodes):
+        """Submit queued subtrees, last queued first, until ``n_jobs`` pieces run (``running``: future
+        -> bound); a subtree whose bound reaches the incumbent is closed instead.  Returns the
+        limit that stopped handing out work, ``"node_limit"`` or ``"time_limit"``, or None."""
+        while self.queue and len(running) < n_jobs:
+            n_left, t_left = self.left()
+            if n_left is not None and n_left <= 0:
+                return "node_limit"
+            if t_left is not None and t_left <= 0:
+                return "time_limit"
+            part, bound = self.queue.pop()
+            if bound >= self.level():
+                self.closed = min(self.closed, bound)
+                continue
+            limit = chunk_nodes if n_left is None else max(1, min(chunk_nodes, n_left))
+            running[pool.submit(_search_part, part, bound, self.best.labels, limit, t_left)] = bound
+        return None
+
+    def merge(self, r):
+        """Take in the result ``r`` of a piece: its counts, its labeling if better, its closed
+        bound, and what it left unsearched (queued)."""
+        self.nodes += r.nodes
+        for k in self.totals:
+            self.totals[k] += getattr(r, k)
+        self.max_depth = max(self.max_depth, r.max_depth)
+        if r.objective < self.best.objective:
+            self.best, self.found_at = r, self.nodes
+        self.closed = min(self.closed, r.closed_bound)
+        self.queue.extend(r.frontier)
+
+    def result(self, status) -> BBResult:
+        """The :class:`BBResult` of the whole search, stopped with ``status``."""
+        best, closed = self.best, self.closed
+        for _, bound in self.queue:
+            if bound >= self.level():  # closed by an incumbent found after the part was queued
+                closed = min(closed, bound)
+        queue = [(part, bound) for part, bound in self.queue if bound < self.level()]
+        if not queue:
+            status = "optimal"
+        lower = min([closed, best.objective] + [b for _, b in queue])
+        gap = (best.objective - lower) / abs(best.objective) if best.objective else 0.0
+        return BBResult(labels=best.labels, objective=best.objective, lower_bound=float(lower),
+                        gap=float(max(gap, 0.0)), status=status, nodes=self.nodes,
+                        seconds=time.perf_counter() - self.t0, coef=best.coef, intercept=best.intercept,
+                        outputs=best.outputs, max_depth=self.max_depth, found_at_node=self.found_at,
+                        initial_upper_bound=self.initial_ub, frontier=queue, closed_bound=float(closed),
+                        **self.totals)
 
 @dataclass
 class BruteForceResult:

@@ -7,7 +7,7 @@ standard SVM". The kernel is
     k~(x, z) = k(x, z) - k_x^T (I + M K)^{-1} M k_z,    M = gamma_ratio * L^p,
 
 with K the Gaussian Gram matrix of the labeled and unlabeled training points and L the Laplacian
-of their k-nearest-neighbour graph (Sindhwani et al. 2005, Sec. 3; :class:`solvers._kernels.
+of their k-nearest-neighbour graph (Sindhwani et al. 2005, Sec. 3; :class:`solvers._graph.
 DeformedKernel`). The SVM is the project's L2-SVM (squared hinge, free bias, JMLR 2008 eq. 1
 without the unlabeled term) on the labeled points, as for the ``svm`` baseline: with k~ it is
 Laplacian-regularized, ``1/2 ||f||_K^2 + 1/2 gamma_ratio f^T L^p f + C sum_labeled V(y_i f(x_i))``
@@ -66,7 +66,7 @@ class LapSVM(DeformedKernelMixin, SVM):
 
     Attributes
     ----------
-    deformed_kernel_ : solvers._kernels.DeformedKernel
+    deformed_kernel_ : solvers._graph.DeformedKernel
         k~ over the training points.
     dual_coef_ : ndarray of shape (n_problems, n_labeled)
         Expansion coefficients over ``X_fit_`` (the labeled points) in k~.

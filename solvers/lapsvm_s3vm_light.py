@@ -32,7 +32,7 @@ class LapSVMS3VMLight(DeformedKernelMixin, S3VMLight):
 
     Attributes
     ----------
-    deformed_kernel_ : solvers._kernels.DeformedKernel
+    deformed_kernel_ : solvers._graph.DeformedKernel
     dual_coef_ : ndarray of shape (n_problems, n_samples)
         Expansion coefficients over all training points in k~.
     assigned_labels_, classes_, intercept_, transduction_, n_iter_, stop_reason_, binary_fits_

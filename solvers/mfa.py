@@ -32,7 +32,7 @@ import numpy as np
 from ._balance import balance_root, threshold_to_count
 from ._base import BinaryFit
 from ._primal import (MFN_BIG_EPSILON, MFN_CGITERMAX, MFN_ITERMAX, MFN_RELATIVE_STOP_EPS,
-                      MFN_SMALL_CGITERMAX, _cgls, _exact_line_search)
+                      MFN_SMALL_CGITERMAX, _cgls, _step_length)
 from ._sigir import SIGIRLinearBase, resolve_problem, tsvm_objective
 from ._validation import Interval
 
@@ -123,16 +123,9 @@ def optimize_w(X, y_l, p, lam, lam_b, c_l, c_u, w=None, b=0.0, o=None, *, tol=1e
     -------
     WStep
     """
-    n, d = X.shape
+    n = X.shape[0]
     l = y_l.size
-    cold = w is None or not (np.any(w) or b != 0.0)
-    if cold:
-        w, b, o = np.zeros(d), 0.0, np.zeros(n)
-        eps, cgmax = max(MFN_BIG_EPSILON, tol), MFN_SMALL_CGITERMAX
-    else:
-        if o is None:
-            o = np.asarray(X @ w).ravel() + b
-        eps, cgmax = tol, cg_max_iter
+    w, b, o, eps, cgmax = _w_start(X, w, b, o, tol, cg_max_iter)
     # Line-search view of the duplicated system (eq. 11): labeled, unlabeled as +1, as -1.
     y_dup = np.concatenate((y_l, np.ones(n - l), -np.ones(n - l)))
     c2_dup = 2.0 * np.concatenate((np.full(l, c_l), c_u * p, c_u * (1.0 - p)))
@@ -147,31 +140,24 @@ def optimize_w(X, y_l, p, lam, lam_b, c_l, c_u, w=None, b=0.0, o=None, *, tol=1e
     stop_reason = "max_iter"
     while n_iter < max_iter:
         n_iter += 1
+        # Table 1 (Table 7), step 1: CGLS on the system of eqs. (13)-(14) at the current pieces.
         y_t, c_t, active_l, inside = mfa_system(o[:l], y_l, o[l:], p, c_l, c_u)
         w_bar, b_bar, opt, k = _cgls(X, y_t, 2.0 * c_t, lam, lam_b, seed_w, seed_b, seed_o, eps, cgmax)
         n_cg += k
         cgmax = cg_max_iter
         o_bar = np.asarray(X @ w_bar).ravel() + b_bar
-        if opt:
-            m_l = y_l * o_bar[:l]
-            ou, obu = o[l:], o_bar[l:]
-            keeps = (np.all(m_l[active_l] <= 1.0 + tol) and np.all(m_l[~active_l] >= 1.0 - tol)
-                     and np.all(np.abs(obu[inside]) <= 1.0 + tol)
-                     and np.all(obu[ou >= 1.0] >= 1.0 - tol) and np.all(obu[ou <= -1.0] <= -1.0 + tol))
-            if keeps:
-                if eps > tol:  # crude solve consistent: redo it accurately (Table 7)
-                    eps = tol
-                    seed_w, seed_b, seed_o = w_bar, b_bar, o_bar
-                    continue
-                w, b, o = w_bar, b_bar, o_bar
-                F = _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u)
-                stop_reason = "optimality"
-                break
-        dw = w_bar - w
-        reg0 = lam * float(w @ dw) + lam_b * b * (b_bar - b)
-        reg1 = lam * float(w_bar @ dw) + lam_b * b_bar * (b_bar - b)
-        delta, _ = _exact_line_search(reg0, reg1, dup(o), dup(o_bar), y_dup, c2_dup, elig_dup)
-        w = w + delta * dw
+        if opt and _keeps_pieces(y_l, o, o_bar, active_l, inside, tol):
+            if eps > tol:  # crude solve consistent: redo it accurately (Table 7)
+                eps = tol
+                seed_w, seed_b, seed_o = w_bar, b_bar, o_bar
+                continue
+            w, b, o = w_bar, b_bar, o_bar
+            F = _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u)
+            stop_reason = "optimality"
+            break
+        # Step 2: exact line search (Table 3) on the duplicated outputs, no product with X.
+        delta = _step_length(w, b, w_bar, b_bar, dup(o), dup(o_bar), lam, lam_b, y_dup, c2_dup, elig_dup)
+        w = w + delta * (w_bar - w)
         b = b + delta * (b_bar - b)
         o = o + delta * (o_bar - o)
         seed_w, seed_b, seed_o = w, b, o
@@ -184,6 +170,29 @@ def optimize_w(X, y_l, p, lam, lam_b, c_l, c_u, w=None, b=0.0, o=None, *, tol=1e
         o = np.asarray(X @ w).ravel() + b  # o was updated by convex combinations
         F = _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u)
     return WStep(w, float(b), o, n_iter, n_cg, stop_reason, F)
+
+
+def _w_start(X, w, b, o, tol, cg_max_iter):
+    """``(w, b, outputs, eps, cgmax)`` of the first CGLS call of :func:`optimize_w`: from 0 with a
+    crude CGLS (eps = 1e-2, 10 iterations; Table 7) on a cold start (``w`` None or zero), else
+    from ``(w, b)`` at ``eps = tol`` (outputs computed unless given)."""
+    n, d = X.shape
+    if w is None or not (np.any(w) or b != 0.0):
+        return np.zeros(d), 0.0, np.zeros(n), max(MFN_BIG_EPSILON, tol), MFN_SMALL_CGITERMAX
+    if o is None:
+        o = np.asarray(X @ w).ravel() + b
+    return w, b, o, tol, cg_max_iter
+
+
+def _keeps_pieces(y_l, o, o_bar, active_l, inside, tol) -> bool:
+    """SIGIR 2006 Sec. 3.2.1's optimality test: the new outputs keep the pieces the system of
+    :func:`mfa_system` was built on (see :func:`optimize_w`)."""
+    l = y_l.size
+    m_l = y_l * o_bar[:l]
+    ou, obu = o[l:], o_bar[l:]
+    return bool(np.all(m_l[active_l] <= 1.0 + tol) and np.all(m_l[~active_l] >= 1.0 - tol)
+                and np.all(np.abs(obu[inside]) <= 1.0 + tol)
+                and np.all(obu[ou >= 1.0] >= 1.0 - tol) and np.all(obu[ou <= -1.0] <= -1.0 + tol))
 
 
 def _mean_kl(p, q):

@@ -76,7 +76,6 @@ C-parameterization of DESIGN.md).
 
 from __future__ import annotations
 
-import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
@@ -84,7 +83,7 @@ import numpy as np
 from ._balance import check_r, estimate_r, n_positive, threshold_to_count
 from ._base import BaseS3VM, BinaryFit
 from ._losses import hinge_loss, squared_hinge_loss
-from ._primal import CholeskyCache, PrimalResult, kernel_newton, l2svm_mfn
+from ._s3vm_light_trainers import _HingeTrainer, _KernelTrainer, _LinearTrainer
 from ._validation import Interval, Options, check_positive
 
 __all__ = ["LOSSES", "S3VMLight", "anneal_schedule", "best_swap_pairs"]
@@ -169,103 +168,6 @@ def best_swap_pairs(outputs, labels, min_gain: float = 0.0, max_pairs: int | Non
     gains = g[op] + h[on]
     take = int(np.sum(np.cumprod(gains > min_gain)))
     return pos[op[:take]], neg[on[:take]], gains[:take]
-
-
-class _KernelTrainer:
-    """L2-SVM on the Gram matrix by primal Newton, warm-started (coef = beta over all points)."""
-
-    def __init__(self, gram, tol, max_iter):
-        # The Newton systems' factorization is kept across the retrains of one fit.
-        self.K, self.tol, self.max_iter = CholeskyCache(gram), tol, max_iter
-
-    def supervised(self, y, cost):
-        # Cost 0 on the unlabeled points: the Newton steps only involve the labeled ones.
-        return kernel_newton(self.K, y, cost, tol=self.tol, max_iter=self.max_iter)
-
-    def retrain(self, y, cost, prev):
-        return kernel_newton(self.K, y, cost, beta0=prev.coef, b0=prev.intercept, tol=self.tol,
-                             max_iter=self.max_iter)
-
-
-class _LinearTrainer:
-    """L2-SVM-MFN with a free bias (JMLR eq. 1), warm-started (coef = w); dense or CSR X."""
-
-    def __init__(self, X, labeled, tol, max_iter):
-        self.X, self.labeled, self.tol, self.max_iter = X, labeled, tol, max_iter
-
-    def supervised(self, y, cost):
-        lab = self.labeled
-        res = l2svm_mfn(self.X[lab], y[lab], cost[lab], lam=1.0, bias="free", tol=self.tol,
-                        max_iter=self.max_iter)
-        outputs = np.asarray(self.X @ res.coef).ravel() + res.intercept
-        return dataclasses.replace(res, outputs=outputs, support=(cost > 0) & (y * outputs < 1.0))
-
-    def retrain(self, y, cost, prev):
-        return l2svm_mfn(self.X, y, cost, lam=1.0, w0=prev.coef, b0=prev.intercept, bias="free", tol=self.tol,
-                         max_iter=self.max_iter)
-
-
-class _HingeTrainer:
-    """Hinge-loss SVM (p = 1) by libsvm's dual, scikit-learn's ``SVC`` with ``C = 1`` and the costs
-    as ``sample_weight`` (libsvm multiplies C by each example's weight, so C and C~ enter exactly).
-
-    Points of cost 0 are left out. ``coef`` is beta over all points (rbf: ``dual_coef_`` = y_i
-    alpha_i placed at the support vectors, ``f = K beta + b``) or w (linear, dense or CSR X). libsvm
-    has no warm start: ``retrain`` ignores ``prev``. The objective is eq. (1) with p = 1.
-
-    libsvm's kernel cache dies with each fit, so with the linear kernel every retraining would
-    recompute the inner products; the linear Gram matrix ``X X^T`` is therefore formed once when
-    it takes at most ``LINEAR_GRAM_MAX_BYTES`` (n <= 5000), and the solves run on it
-    (precomputed kernel). Larger problems use libsvm's linear kernel on X, with no n x n matrix.
-    """
-
-    LINEAR_GRAM_MAX_BYTES = 200 * 2 ** 20
-
-    def __init__(self, X, gram, tol, linear_gram=None):
-        self.X, self.K, self.tol = X, gram, tol
-        self.linear_gram = linear_gram
-        if gram is None and linear_gram is None and 8 * X.shape[0] ** 2 <= self.LINEAR_GRAM_MAX_BYTES:
-            G = X @ X.T
-            self.linear_gram = np.asarray(G.toarray() if hasattr(G, "toarray") else G, dtype=float)
-
-    def supervised(self, y, cost):
-        return self._fit(y, cost)
-
-    def retrain(self, y, cost, prev):
-        return self._fit(y, cost)
-
-    def _fit(self, y, cost):
-        from sklearn.svm import SVC
-
-        keep = np.flatnonzero(cost > 0.0)
-        gram = self.K if self.K is not None else self.linear_gram
-        if gram is not None:
-            svc = SVC(C=1.0, kernel="precomputed", tol=self.tol, cache_size=200, max_iter=-1)
-            sub = gram if keep.size == gram.shape[0] else gram[np.ix_(keep, keep)]  # no n x n copy if all
-            svc.fit(sub, y[keep], sample_weight=cost[keep])
-        else:
-            svc = SVC(C=1.0, kernel="linear", tol=self.tol, cache_size=200, max_iter=-1)
-            svc.fit(self.X[keep], y[keep], sample_weight=cost[keep])
-        # classes_ are sorted, [-1, 1]: the decision function is positive for +1.
-        if not np.array_equal(svc.classes_, [-1.0, 1.0]):  # pragma: no cover - guarded by the base class
-            raise RuntimeError(f"expected classes [-1, 1] in the hinge SVM, got {svc.classes_}")
-        sv = keep[svc.support_]
-        dual = svc.dual_coef_  # a sparse matrix when X is
-        alpha = np.asarray(dual.toarray() if hasattr(dual, "toarray") else dual, dtype=float).ravel()
-        b = float(svc.intercept_[0])
-        if self.K is not None:
-            coef = np.zeros(y.size)
-            coef[sv] = alpha
-            outputs = self.K[:, sv] @ alpha + b
-            reg = 0.5 * float(alpha @ outputs[sv]) - 0.5 * b * float(alpha.sum())
-        else:
-            coef = np.asarray(self.X[sv].T @ alpha, dtype=float).ravel()
-            outputs = np.asarray(self.X @ coef, dtype=float).ravel() + b
-            reg = 0.5 * float(coef @ coef)
-        margins = y * outputs
-        objective = reg + float(np.sum(cost * hinge_loss(margins).value))
-        return PrimalResult(coef, b, objective, int(np.sum(svc.n_iter_)), "kkt_tol", outputs,
-                            (cost > 0.0) & (margins < 1.0))
 
 
 class S3VMLight(BaseS3VM):
@@ -402,23 +304,17 @@ class S3VMLight(BaseS3VM):
         return self
 
     def _fit_binary(self, X, y_pm, labeled, gram):
+        """JMLR 2008 Algorithm 1 on one binary problem: a supervised SVM, exactly ``round(u r)``
+        positive unlabeled labels by ranking its outputs, then for each C~ of the annealing
+        schedule a retraining and the pair switches of eq. (6) (:class:`_PairSwitching`)."""
         C = float(self.C)
         c_star = C if self.C_star is None else float(self.C_star)
         tol = float(self.tol)
         unl = np.flatnonzero(~labeled)
-        u = unl.size
         r = check_r(estimate_r(y_pm[labeled]) if self.r is None else self.r)
-        k = n_positive(u, r)
-        max_swaps = np.inf if self.max_swaps is None else int(self.max_swaps)
+        k = n_positive(unl.size, r)
         schedule = anneal_schedule(c_star, self.anneal_start, self.anneal_factor)
-        if self.loss == "l1":
-            cache = getattr(self, "_fit_cache", {})
-            trainer = _HingeTrainer(X, gram, float(self.svc_tol), cache.get("linear_gram"))
-            cache["linear_gram"] = trainer.linear_gram  # one for all the one-versus-rest problems of the fit
-        elif self.kernel == "linear":
-            trainer = _LinearTrainer(X, labeled, min(tol, 1e-6), int(self.max_iter))
-        else:
-            trainer = _KernelTrainer(gram, tol, int(self.max_iter))
+        trainer = self._trainer(X, labeled, gram, tol)
 
         # Algorithm 1, first lines: supervised SVM, then exactly round(u r) positives by ranking.
         y = np.where(labeled, y_pm, 1.0)  # placeholder labels on unlabeled points carry cost 0
@@ -427,74 +323,114 @@ class S3VMLight(BaseS3VM):
         supervised_n_iter = res.n_iter
         y[unl] = threshold_to_count(res.outputs[unl], k)
 
-        trace = {"step": [], "C_tilde": [], "n_swaps": [], "n_pos": [], "objective": []}
-        n_swaps = n_retrain = n_max_iter = 0
-        capped = False
+        max_swaps = np.inf if self.max_swaps is None else int(self.max_swaps)
+        run = _PairSwitching(trainer, y, cost, unl, tol, max_swaps, self.pairs_per_retrain, self.loss)
         stage_coef, stage_intercept = [], []
-
-        def retrain(prev):
-            nonlocal n_retrain, n_max_iter
-            out = trainer.retrain(y, cost, prev)
-            n_retrain += 1
-            n_max_iter += out.stop_reason == "max_iter"
-            trace["step"].append(step)
-            trace["C_tilde"].append(c_tilde)
-            trace["n_swaps"].append(n_swaps)
-            trace["n_pos"].append(int(np.sum(y[unl] > 0)))
-            trace["objective"].append(out.objective)
-            return out
-
-        n_revisits = 0
-        revisit_last = False
         for step, c_tilde in enumerate(schedule):
+            # Algorithm 1, outer loop: C~ on the unlabeled points, retrain, switch pairs (eq. 6).
             cost[unl] = c_tilde
-            res = retrain(res)
-            # Labelings visited at this C~. With exact solves each switch lowers the optimum of eq.
-            # (1) at fixed C~, so none recurs; solves accurate only to a tolerance (libsvm's) could
-            # cycle on gains below it, and a switch back to a visited labeling ends the step.
-            seen = {np.packbits(y[unl] > 0).tobytes()}
-            revisit_last = False
-            while not capped:
-                min_gain = tol * max(res.objective, np.finfo(float).tiny) / c_tilde
-                pos, neg, _ = best_swap_pairs(res.outputs[unl], y[unl], min_gain, self.pairs_per_retrain,
-                                              self.loss)
-                if pos.size == 0:
-                    break
-                left = max_swaps - n_swaps
-                if left <= 0:  # a pair qualifies but the cap is reached: no more switching
-                    capped = True
-                    break
-                if pos.size > left:
-                    pos, neg = pos[:int(left)], neg[:int(left)]
-                y_next = y[unl].copy()
-                y_next[pos], y_next[neg] = -1.0, 1.0
-                key = np.packbits(y_next > 0).tobytes()
-                if key in seen:
-                    n_revisits += 1
-                    revisit_last = True
-                    break
-                seen.add(key)
-                # eq. (6) holds for each pair: switch, keeping the count of positives.
-                y[unl] = y_next
-                n_swaps += pos.size
-                res = retrain(res)
+            res = run.retrain(res, step, c_tilde)
+            res = run.switch_pairs(res, step, c_tilde)
             stage_coef.append(np.array(res.coef, dtype=float))
             stage_intercept.append(float(res.intercept))
-        stop_reason = "max_swaps" if capped else ("revisit" if revisit_last else "no_qualifying_pair")
         info = {
             "n_anneal_steps": int(schedule.size),
-            "n_swaps": int(n_swaps),
-            "n_retrain": int(n_retrain),
+            "n_swaps": int(run.n_swaps),
+            "n_retrain": int(run.n_retrain),
             "anneal_schedule": schedule,
             "r": r,
             "n_positive": k,
             "y_unlabeled": y[unl].copy(),
             "objective": float(res.objective),
-            "n_retrain_max_iter": int(n_max_iter),
-            "n_revisits": int(n_revisits),
+            "n_retrain_max_iter": int(run.n_max_iter),
+            "n_revisits": int(run.n_revisits),
             "supervised_n_iter": int(supervised_n_iter),
-            "trace": {key: np.asarray(v) for key, v in trace.items()},
+            "trace": {key: np.asarray(v) for key, v in run.trace.items()},
             "stage_coef": np.vstack(stage_coef),
             "stage_intercept": np.array(stage_intercept),
         }
-        return BinaryFit(np.asarray(res.coef, dtype=float), float(res.intercept), n_retrain, stop_reason, info)
+        return BinaryFit(np.asarray(res.coef, dtype=float), float(res.intercept), run.n_retrain, run.stop_reason(),
+                         info)
+
+    def _trainer(self, X, labeled, gram, tol):
+        """The (re)training of Algorithm 1 for this loss and kernel: the hinge by an SVC
+        (``loss="l1"``), the squared hinge by L2-SVM-MFN (linear kernel) or kernel Newton."""
+        if self.loss == "l1":
+            cache = getattr(self, "_fit_cache", {})
+            trainer = _HingeTrainer(X, gram, float(self.svc_tol), cache.get("linear_gram"))
+            cache["linear_gram"] = trainer.linear_gram  # one for all the one-versus-rest problems of the fit
+            return trainer
+        if self.kernel == "linear":
+            return _LinearTrainer(X, labeled, min(tol, 1e-6), int(self.max_iter))
+        return _KernelTrainer(gram, tol, int(self.max_iter))
+
+
+class _PairSwitching:
+    """The label switching of S3VM-light on one binary problem (JMLR 2008, Algorithm 1, inner loop).
+
+    Holds the labels ``y`` and the costs in force (arrays the caller shares, changed in place),
+    the counts of switches and retrainings, and the trace of every retraining: its annealing
+    step, C~, cumulative switches, positive unlabeled labels and objective.
+    """
+
+    def __init__(self, trainer, y, cost, unl, tol, max_swaps, pairs_per_retrain, loss):
+        self.trainer, self.y, self.cost, self.unl = trainer, y, cost, unl
+        self.tol, self.max_swaps, self.pairs_per_retrain, self.loss = tol, max_swaps, pairs_per_retrain, loss
+        self.trace = {"step": [], "C_tilde": [], "n_swaps": [], "n_pos": [], "objective": []}
+        self.n_swaps = self.n_retrain = self.n_max_iter = self.n_revisits = 0
+        self.capped = False  # max_swaps reached: no more switching at any C~
+        self.revisit_last = False  # the last C~ step ended on a revisited labeling
+
+    def retrain(self, prev, step, c_tilde):
+        """The SVM on the labels and costs in force, warm-started at ``prev``, recorded in the trace."""
+        out = self.trainer.retrain(self.y, self.cost, prev)
+        self.n_retrain += 1
+        self.n_max_iter += out.stop_reason == "max_iter"
+        self.trace["step"].append(step)
+        self.trace["C_tilde"].append(c_tilde)
+        self.trace["n_swaps"].append(self.n_swaps)
+        self.trace["n_pos"].append(int(np.sum(self.y[self.unl] > 0)))
+        self.trace["objective"].append(out.objective)
+        return out
+
+    def switch_pairs(self, res, step, c_tilde):
+        """Switch the pairs that satisfy eq. (6) (:func:`best_swap_pairs`) and retrain, at this C~,
+        until no pair qualifies, the ``max_swaps`` cap is reached or a labeling recurs; returns the
+        last solution.
+
+        Labelings visited at this C~ are remembered. With exact solves each switch lowers the
+        optimum of eq. (1) at fixed C~, so none recurs; solves accurate only to a tolerance
+        (libsvm's) could cycle on gains below it, and a switch back to a visited labeling ends
+        the step.
+        """
+        y, unl = self.y, self.unl
+        seen = {np.packbits(y[unl] > 0).tobytes()}
+        self.revisit_last = False
+        while not self.capped:
+            min_gain = self.tol * max(res.objective, np.finfo(float).tiny) / c_tilde
+            pos, neg, _ = best_swap_pairs(res.outputs[unl], y[unl], min_gain, self.pairs_per_retrain, self.loss)
+            if pos.size == 0:
+                break
+            left = self.max_swaps - self.n_swaps
+            if left <= 0:  # a pair qualifies but the cap is reached: no more switching
+                self.capped = True
+                break
+            if pos.size > left:
+                pos, neg = pos[:int(left)], neg[:int(left)]
+            y_next = y[unl].copy()
+            y_next[pos], y_next[neg] = -1.0, 1.0
+            key = np.packbits(y_next > 0).tobytes()
+            if key in seen:
+                self.n_revisits += 1
+                self.revisit_last = True
+                break
+            seen.add(key)
+            # eq. (6) holds for each pair: switch, keeping the count of positives.
+            y[unl] = y_next
+            self.n_swaps += pos.size
+            res = self.retrain(res, step, c_tilde)
+        return res
+
+    def stop_reason(self) -> str:
+        """``"max_swaps"``, ``"revisit"`` or ``"no_qualifying_pair"`` (see :class:`S3VMLight`)."""
+        return "max_swaps" if self.capped else ("revisit" if self.revisit_last else "no_qualifying_pair")

@@ -80,7 +80,7 @@ def test_one_term_per_point_is_kernel_newton():
 
 
 def test_the_newton_systems_have_one_row_per_support_point(monkeypatch):
-    import s3vm_bench.solvers._primal as pooled
+    import s3vm_bench.solvers._primal_kernel as pooled
 
     K, point, yd, cost, _ = _duplicated_problem()
     sizes = []

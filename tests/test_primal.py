@@ -279,12 +279,12 @@ def test_kernel_newton_subset_initialization_same_optimum():
 
 def test_mfn_public_sparse_fallback_agrees(monkeypatch):
     """The direct scipy kernels in _RowBlock and the public `@` give one answer."""
-    import s3vm_bench.solvers._primal as primal
+    import s3vm_bench.solvers._primal_mfn as primal_mfn
 
     X, y, cost = _problem(16, density=0.3, weighted=True)
     Xs = sp.csr_matrix(X)
     fast = l2svm_mfn(Xs, y, cost, lam=0.4, bias="free")
-    monkeypatch.setattr(primal, "_csr_matvec", None)
+    monkeypatch.setattr(primal_mfn, "_csr_matvec", None)
     slow = l2svm_mfn(Xs, y, cost, lam=0.4, bias="free")
     assert fast.objective == pytest.approx(slow.objective, rel=1e-12)
     np.testing.assert_allclose(fast.coef, slow.coef, atol=1e-10)
