@@ -20,6 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from .icml2013 import DATASETS, KEY, METHOD_LABELS, REPORT_METHODS, parse_details, pid_of
+from .report_cells import ReportCell, load_targets
+from .table_cells import build_cells
+from .table_report import table_verdict, write_cells_csv
 
 __all__ = ["records", "stored_records", "report_cells", "report", "write_table"]
 
@@ -50,7 +53,6 @@ def stored_records(path) -> dict:
     table's code and solvers), as the report reads them: a row run by an earlier declared version
     is not a result of this one.
     """
-    from .reproduce import build_cells
     from .results import read_results_text
     from .specs import get_spec
 
@@ -68,13 +70,11 @@ def _column(m: str, j: int) -> str:
 
 
 def report_cells(cells) -> list:
-    """:class:`harness.reproduce.ReportCell` per (data set, method, unlabeled/test) beside the targets.
+    """:class:`harness.report_cells.ReportCell` per (data set, method, unlabeled/test) beside the targets.
 
     Mean and sample sd (in %) over the stored splits of each data set; the verdict rule is
-    :mod:`harness.reproduce`'s (within our split-to-split sd of the paper's value).
+    :attr:`harness.report_cells.ReportCell.verdict` (within our split-to-split sd of the paper's value).
     """
-    from .reproduce import ReportCell, load_targets
-
     targets = load_targets(KEY)
     out = []
     for pid in DATASETS:
@@ -91,8 +91,6 @@ def report_cells(cells) -> list:
 
 def report(cells, out=None):
     """Markdown table: reproduced mean (sd) beside the paper's, per data set and method."""
-    from .reproduce import load_targets, table_verdict
-
     targets = load_targets(KEY)
     n = [f"{pid} {k}" for pid in DATASETS if (k := sum(1 for (p, _) in cells if p == pid))]
     lines = ["# icml2013-table2: ICML 2013 Table 2 (regenerated) -- unlabeled / test error %, mean (sd) over splits",
@@ -160,17 +158,15 @@ def write_table(spec, planned, rows, directory) -> list:
     spec : harness.specs.TableSpec
         ICML 2013 Table 2's spec.
     planned : list
-        The planned cells with a row (:func:`harness.reproduce.build_cells`), in the order of ``rows``.
+        The planned cells with a row (:func:`harness.table_cells.build_cells`), in the order of ``rows``.
     rows : list of dict
         Their rows (cached or just run; failed ones are left out).
     directory : path
 
     Returns
     -------
-    list of harness.reproduce.ReportCell
+    list of harness.report_cells.ReportCell
     """
-    from .reproduce import write_cells_csv
-
     directory = Path(directory)
     cells = records(rows)
     report(cells, directory / f"{spec.key}.md")
