@@ -9,8 +9,10 @@ Subcommands::
     s3vm-bench demo                      two-moons reproduction (NIPS 2006 Table 1), no download
     s3vm-bench optima build SET... [--n N] [--time-limit S] [--node-limit N] [--branching RULE] [--resume] [--jobs N]
                      [--only KEY...]
-    s3vm-bench optima show SET           what is stored, certified or not
-    s3vm-bench compare SOLVER [--datasets SET...] [--splits N]  a solver against the optima
+    s3vm-bench optima build g50c --bounds [--n N] [--time-limit S]   certified lower bounds (harness.certify)
+    s3vm-bench optima show SET [--bounds]   what is stored, certified or not
+    s3vm-bench compare SOLVER [--datasets SET...] [--splits N]  a solver against the optima (or, for g50c,
+                     text, uspst, against the certified lower bounds: objective, bound, certified gap)
     s3vm-bench reproduce TABLE... | --all [--quick]   paper tables beside the published values
                      [--plan | --verify N | --from-cache]
     s3vm-bench figures FIGURE... | --all [--out DIR] [--list]   paper figures (PNG + SVG)
@@ -158,9 +160,16 @@ def _optima_build(args) -> int:
 
     from threadpoolctl import threadpool_limits
 
-    from .optima import build
+    from .optima import build, build_bounds
 
     try:
+        if args.bounds:
+            # harness.certify: one full eigendecomposition per iteration, one BLAS thread as below.
+            with threadpool_limits(1):
+                for name in args.sets:
+                    build_bounds(name, args.n, only=args.only, force=args.force,
+                                 time_limit=240.0 if args.time_limit is None else args.time_limit)
+            return 0
         # Branch and bound factors matrices of at most a few hundred rows, node after node: a
         # second BLAS thread only adds synchronization, and on a loaded machine it made every
         # node several times slower (Coil3 split 2 class 0: 145 s with the default threads,
@@ -177,8 +186,33 @@ def _optima_build(args) -> int:
 
 
 def _optima_show(args) -> int:
-    from .optima import load_store
+    from .optima import load_bounds, load_store
 
+    if args.bounds:
+        try:
+            store = load_bounds(args.set)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"{store['set']}: {store['kind']}; settings {store['settings']}; best objectives from "
+              f"{store['best_objective_from']}")
+        print(f"{'problem':>14} {'bound':>10} {'best obj':>10} {'gap%':>8} {'seconds':>8}  best solver")
+        for key, e in store["entries"].items():
+            gap = "--" if e["gap"] is None else f"{100 * e['gap']:.1f}"
+            print(f"{key:>14} {e['lower_bound']:>10.4f} {e['best_objective']:>10.4f} {gap:>8} "
+                  f"{e['seconds']:>8.1f}  {e['best_solver']}")
+        if store["entries"]:
+            print(f"{len(store['entries'])} binary problems, median gap "
+                  f"{100 * np.median([np.inf if e['gap'] is None else e['gap'] for e in store['entries'].values()]):.1f}%, "
+                  "certified optimal "
+                  f"{sum(e['certified_optimal'] for e in store['entries'].values())}")
+        from .compare import gap_table
+
+        print(f"JMLR 2008 Table 8 solvers on {args.set}: median certified gap (J - L)/L over the splits, unlabeled error")
+        for r in gap_table(args.set):
+            gap = "--" if r["median_gap"] is None else f"{100 * r['median_gap']:.1f}%"
+            print(f"{r['solver']:>28} {gap:>9} ({r['n_gaps']}/{r['n_splits']} splits)  {100 * r['unlabeled_error']:.1f}%")
+        return 0
     try:
         store = load_store(args.set)
     except ValueError as exc:
@@ -472,17 +506,23 @@ def build_parser() -> argparse.ArgumentParser:
                     "given limit (whatever the earlier limits were)")
     ob.add_argument("--force", action="store_true", help="recompute every entry from scratch and replace it (after a change to "
                     "the solver)")
+    ob.add_argument("--bounds", action="store_true",
+                    help="certified lower bounds (harness.certify) of a data set too large for branch and bound "
+                    "(g50c, text, uspst: JMLR 2008 Table 8 splits) instead of optima; --time-limit per binary problem "
+                    "(default 240 s), --n splits, --only, --force")
     _out_option(ob, "the stores are written to optima/ in it, starting from the shipped ones; `--out .` in a "
                 "source checkout updates the shipped ones")
     ob.set_defaults(func=_optima_build)
     osh = osub.add_parser("show", help="print a stored reference file")
     osh.add_argument("set", metavar="SET")
+    osh.add_argument("--bounds", action="store_true", help="print the stored certified lower bounds of a data set")
     osh.set_defaults(func=_optima_show)
 
     c = sub.add_parser("compare", help="a solver against the stored branch-and-bound optima")
     c.add_argument("solver", help="registry name or package.module:Class")
     c.add_argument("--datasets", nargs="+", default=["two_moons", "coil3"], metavar="SET",
-                   help="reference sets (default: two_moons coil3)")
+                   help="reference sets (default: two_moons coil3), or g50c/text/uspst: against their stored "
+                   "certified lower bounds (objective, bound, certified gap)")
     c.add_argument("--splits", type=_positive_int, help="problems per set (default: all stored for the paper's count)")
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
     c.add_argument("--compute-missing", dest="compute_missing", action="store_true",

@@ -13,6 +13,14 @@ the harness) and set beside the stored optimum:
   stored optimal labeling in every binary problem;
 * unlabeled (and test) error of the solver and of the optimum (the L2-SVM of the optimal
   labeling, one-versus-rest argmax for several classes), and the seconds of both.
+
+For a data set with stored certified lower bounds instead (:data:`harness.optima.BOUND_SETS`:
+g50c, Text, Uspst -- too large for branch and bound; bounds from :mod:`harness.certify`), each
+binary problem's row (:class:`BoundRow`) sets the solver's objective J beside the certified
+lower bound L on the balanced optimum and the certified gap ``(J - L) / L``: the solver is
+within that fraction of optimal ("certified optimal" where it closes). The gap is a
+certificate only for a labeling that meets the balance constraint (JMLR 2008 eq. 3), as the
+bound is over those labelings.
 """
 
 from __future__ import annotations
@@ -25,12 +33,13 @@ import numpy as np
 
 from s3vm_bench.solvers import get_solver
 
-from .optima import (binary_problems, certify, evaluate_optimum, get_reference_set, labels_from_str, load_store,
-                     lookup, save_store)
+from .optima import (BOUND_SETS, CERTIFIED_GAP_TOL, binary_problems, bound_problems, build_bounds, certify,
+                     evaluate_optimum, get_reference_set, labels_from_str, load_bounds, load_store, lookup, lookup_bound,
+                     save_store)
 from .grid import check_solver_params
 from .protocol import run_split
 
-__all__ = ["CompareRow", "compare", "write_csv"]
+__all__ = ["BoundRow", "CompareRow", "compare", "gap_table", "write_csv"]
 
 
 @dataclass
@@ -52,6 +61,78 @@ class CompareRow:
     optimum_seconds: float
 
 
+@dataclass
+class BoundRow:
+    """One binary problem of a data set with certified lower bounds (:mod:`harness.certify`)."""
+
+    set_name: str
+    split: int
+    label: int
+    objective: float
+    lower_bound: float
+    gap: float
+    certified_optimal: bool
+    balance_exact: bool
+    best_objective: float | None
+    best_solver: str | None
+    unlabeled_error: float
+    seconds: float
+    bound_seconds: float
+
+
+def _compare_bounds(solver, solver_cls, params, set_name, n, *, compute_missing, time_limit, directory, echo):
+    """The rows of one bound set (module docstring); see :func:`compare`."""
+    count = BOUND_SETS[set_name] if n is None else int(n)
+    if count < 1:
+        raise ValueError(f"the number of problems must be >= 1, got {count}")
+    store = load_bounds(set_name, directory)
+    todo = []
+    for i in range(count):  # every bound is looked up (or computed) before any solver runs
+        ds, split, s, problems = bound_problems(set_name, i)
+        entries = [lookup_bound(p, store) for p in problems]
+        if any(e is None for e in entries):
+            if not compute_missing:
+                raise ValueError(f"no stored lower bound for {set_name} split {i}; run `s3vm-bench optima build "
+                                 f"{set_name} --bounds --n {count}` or pass --compute-missing")
+            store = build_bounds(set_name, i + 1, only=[p.key for p, e in zip(problems, entries) if e is None],
+                                 time_limit=240.0 if time_limit is None else time_limit, directory=directory, echo=echo)
+            entries = [lookup_bound(p, store) for p in problems]
+        todo.append((ds, split, s, problems, entries))
+    rows = []
+    for ds, split, s, problems, entries in todo:
+        if not rows:
+            echo(f"{solver} vs certified lower bounds on {set_name} (JMLR 2008 Table 8 protocol, splits 0..{count - 1}), "
+                 f"sigma={s.sigma} C={s.C} C*={s.c_star}")
+            echo(f"{'problem':>14} {'objective':>10} {'bound':>10} {'gap%':>8} {'best':>10} {'best gap%':>9} "
+                 f"{'unl.err%':>8} {'seconds':>8}")
+        t0 = time.perf_counter()
+        res = run_split(solver_cls, params, ds, split, s)
+        seconds = time.perf_counter() - t0
+        for prob, e, b in zip(problems, entries, res.binary):
+            lb = float(e["lower_bound"])
+            gap = (b.objective - lb) / lb if lb > 0 else float("inf")
+            balanced = b.n_pos == b.n_pos_target
+            err = float(np.mean(np.where(b.unlabeled_outputs > 0, 1.0, -1.0) != prob.y[prob.n_lab:]))
+            row = BoundRow(set_name, split.index, prob.label, b.objective, lb, gap, balanced and gap <= CERTIFIED_GAP_TOL,
+                           balanced, e.get("best_objective"), e.get("best_solver"), err, seconds / len(problems),
+                           float(e["seconds"]))
+            rows.append(row)
+            best_gap = ("" if row.best_objective is None or lb <= 0 else
+                        f"{100 * (row.best_objective - lb) / lb:>9.1f}")
+            note = ("  certified optimal" if row.certified_optimal else
+                    "" if balanced else "  (not balanced: the bound does not apply)")
+            echo(f"{prob.key:>14} {row.objective:>10.4f} {lb:>10.4f} {100 * gap:>8.1f} "
+                 f"{row.best_objective if row.best_objective is not None else float('nan'):>10.4f} {best_gap:>9} "
+                 f"{100 * err:>8.1f} {row.seconds:>8.2f}{note}")
+    ok = [r for r in rows if r.balance_exact]
+    echo(f"summary {set_name}: {len(rows)} binary problems, median certified gap "
+         f"{100 * np.median([r.gap for r in ok]) if ok else float('nan'):.1f}% over the {len(ok)} balanced ones "
+         f"(mean objective {np.mean([r.objective for r in rows]):.4f}, mean bound "
+         f"{np.mean([r.lower_bound for r in rows]):.4f}), certified optimal {sum(r.certified_optimal for r in rows)}/"
+         f"{len(rows)}, unlabeled error {100 * np.mean([r.unlabeled_error for r in rows]):.1f}%")
+    return rows
+
+
 def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None, *, params=None,
             compute_missing=False, time_limit=None, directory=None, echo=print) -> list[CompareRow]:
     """Run ``solver`` on the first ``n`` problems of each reference set; print and return the rows.
@@ -60,15 +141,24 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
     ----------
     solver : str
         Registry name or ``"package.module:Class"``.
+    set_names : sequence of str
+        Reference sets (:data:`harness.optima.REFERENCE_SETS`) and data sets with certified lower
+        bounds (:data:`harness.optima.BOUND_SETS`; rows are then :class:`BoundRow`).
     compute_missing : bool
         Run branch and bound (``time_limit`` seconds per binary problem) for problems without a
-        stored optimum and store them; otherwise such problems raise ``ValueError``.
+        stored optimum and store them -- or, for a bound set, the bound optimizer
+        (:func:`harness.optima.build_bounds`, default 240 s per problem); otherwise such problems
+        raise ``ValueError``.
     """
     solver_cls = get_solver(solver)
     params = check_solver_params(params)
     solver_cls(**params)  # unknown parameter names fail before any work
     rows = []
     for set_name in set_names:
+        if set_name in BOUND_SETS:
+            rows.extend(_compare_bounds(solver, solver_cls, params, set_name, n, compute_missing=compute_missing,
+                                        time_limit=time_limit, directory=directory, echo=echo))
+            continue
         ref = get_reference_set(set_name)
         count = ref.n_default if n is None else int(n)
         if count < 1:
@@ -117,9 +207,10 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
     return rows
 
 
-def write_csv(rows: list[CompareRow], path, solver: str) -> Path:
-    """Write ``rows`` (one line per problem, the fields of :class:`CompareRow`, plus the solver spec)
-    to the CSV file ``path``, atomically; return the path."""
+def write_csv(rows: list, path, solver: str) -> Path:
+    """Write ``rows`` (one line per problem, the fields of :class:`CompareRow` and/or
+    :class:`BoundRow` -- their union, in order of first appearance, when both kinds are present --
+    plus the solver spec) to the CSV file ``path``, atomically; return the path."""
     import csv
     import dataclasses
     import io
@@ -127,11 +218,53 @@ def write_csv(rows: list[CompareRow], path, solver: str) -> Path:
     from ._atomic import atomic_write
 
     buf = io.StringIO()
-    fields = ["solver"] + [f.name for f in dataclasses.fields(CompareRow)]
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    fields = ["solver"]
+    for kind in dict.fromkeys(type(r) for r in rows) or [CompareRow]:
+        fields += [f.name for f in dataclasses.fields(kind) if f.name not in fields]
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n", restval="")
     writer.writeheader()
     for row in rows:
         writer.writerow({"solver": solver, **dataclasses.asdict(row)})
     path = Path(path)
     atomic_write(path, buf.getvalue())
     return path
+
+
+def gap_table(dataset: str, directory=None) -> list[dict]:
+    """Per solver of the current JMLR 2008 Table 8 rows of ``dataset``: its median certified gap
+    ``(J - L) / L`` over the splits with stored bounds for every binary problem (balanced rows
+    only; for one-versus-rest, J and L are the means over the binary problems), beside its mean
+    unlabeled error over all its splits.
+
+    Returns a list of dicts: ``solver``, ``n_splits`` (rows), ``n_gaps`` (splits with a gap),
+    ``median_gap``, ``max_gap`` (None without gaps), ``unlabeled_error``; a solver whose rows
+    do not meet the balance constraint, or whose objective is not computed (SVM-5cv), has no gap.
+    """
+    from .optima import table8_rows, solver_spec
+
+    store = load_bounds(dataset, directory)
+    per_split = {}
+    for e in store["entries"].values():
+        per_split.setdefault(e["split"], []).append(e["lower_bound"])
+    by_solver = {}
+    for row in table8_rows(dataset):
+        if row["status"] != "done":
+            continue
+        by_solver.setdefault(solver_spec(row), []).append(row)
+
+    def bound(row):
+        # one-versus-rest rows hold the mean of the binary objectives: their bound is the mean of
+        # the binary bounds, when every binary problem of the split has one
+        got = per_split.get(int(row["split"]), [])
+        n = int(row["n_binary"] or 0)
+        return float(np.mean(got)) if n >= 1 and len(got) == n else None
+
+    out = []
+    for spec, rows in sorted(by_solver.items()):
+        gaps = [(float(r["objective"]) - bound(r)) / bound(r) if bound(r) > 0 else float("inf") for r in rows
+                if r["balance_exact"] == "True" and r["objective"] and bound(r) is not None]
+        out.append({"solver": spec, "n_splits": len(rows), "n_gaps": len(gaps),
+                    "median_gap": float(np.median(gaps)) if gaps else None,
+                    "max_gap": float(np.max(gaps)) if gaps else None,
+                    "unlabeled_error": float(np.mean([float(r["unlabeled_error"]) for r in rows]))})
+    return out

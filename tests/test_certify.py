@@ -1,0 +1,249 @@
+"""Certified lower bounds (harness.certify): sound where the optimum is known, checks that reject.
+
+The bound must never exceed the balanced optimum of the protocol's objective; where the
+optimum is known (brute force on tiny problems, the certified branch-and-bound optima shipped
+for two moons and Coil3) it is compared against it and the gap is reported as it is, tight or
+loose. A dual point that is perturbed out of feasibility must be rejected by the check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+from s3vm_bench.harness.certify import (DualPoint, bias_bound, check_dual_point, dual_point_from_labels, make_feasible,
+                                        optimize_bound)
+from s3vm_bench.harness.optima import CERTIFIED_GAP_TOL, OPTIMA_DIR, bound_entry, get_reference_set, labels_from_str
+from s3vm_bench.harness.protocol import _gram
+from s3vm_bench.harness.reference_sets import binary_problems
+from s3vm_bench.solvers.bb import brute_force, s3vm_objective
+from s3vm_bench.solvers.numerics import gaussian_kernel
+
+
+def _tiny(seed, n_per=7, l=4, C=3.0, n_pos=None):
+    """Two Gaussian blobs (``n_per`` negatives, ``n_pos`` positives), 2 labeled points per class
+    first, the rest unlabeled."""
+    rng = np.random.default_rng(seed)
+    n_pos = n_per if n_pos is None else n_pos
+    X = np.r_[rng.normal(-1.0, 1.0, (n_per, 2)), rng.normal(1.0, 1.0, (n_pos, 2))]
+    y = np.r_[-np.ones(n_per), np.ones(n_pos)]
+    order = np.r_[0, n_per, 1, n_per + 1, np.setdiff1d(np.arange(n_per + n_pos), [0, n_per, 1, n_per + 1])]
+    X, y = X[order], y[order]
+    K = gaussian_kernel(X, sigma=1.0)
+    k = int(np.sum(y[l:] > 0))
+    return K, y, l, k, C
+
+
+@pytest.fixture(scope="module")
+def tiny_certified():
+    """A tiny problem, its brute-force optimum and an optimized certified dual point."""
+    K, y, l, k, C = _tiny(0)
+    masked = y.copy()
+    masked[l:] = 0.0
+    opt = brute_force(K, masked, k, C, C)
+    res = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=300)
+    return K, y, l, k, C, opt, res
+
+
+@pytest.mark.parametrize("seed,n_per,n_pos,C", [(s, 7, 7, 3.0) for s in range(6)]
+                         + [(s, 10, 5, 2.0) for s in range(6, 10)] + [(10, 5, 9, 30.0)])
+def test_bound_never_exceeds_brute_force_optimum(seed, n_per, n_pos, C):
+    # balanced and unbalanced unlabeled sets (s = 2k - u = 0 and != 0), small and large C
+    K, y, l, k, C = _tiny(seed, n_per=n_per, n_pos=n_pos, C=C)
+    masked = y.copy()
+    masked[l:] = 0.0
+    opt = brute_force(K, masked, k, C, C)
+    # start from the true labeling (any balanced labeling is only a starting point)
+    res = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=300)
+    assert res.certificate.feasible
+    assert np.isfinite(res.bound)
+    assert res.bound <= opt.objective * (1 + 1e-12)
+    # the bound is a real one, not a trivial -inf or 0: it improves on the starting point
+    assert res.bound > res.stages[0]["bound"] or res.bound > 0
+
+
+def test_bound_is_recomputed_from_the_point(tiny_certified):
+    K, y, l, k, C, opt, res = tiny_certified
+    again = check_dual_point(K, y[:l], k, C, C, res.point)
+    assert again.feasible and again.bound == res.bound
+    # every ingredient is the certificate's own: the lambda_max term and the margins are included
+    u = K.shape[0] - l
+    assert again.bound <= again.value - (u + 1) * again.lambda_max
+
+
+@pytest.mark.parametrize("perturb", ["lam", "m", "t"])
+def test_perturbed_dual_point_is_rejected(tiny_certified, perturb):
+    K, y, l, k, C, opt, res = tiny_certified
+    p = res.point
+    if perturb == "lam":  # lowering the diagonal multipliers breaks positive semidefiniteness
+        bad = dataclasses.replace(p, lam=p.lam - 1.0)
+    elif perturb == "m":  # a balance multiplier pushed far makes the matrix indefinite
+        bad = dataclasses.replace(p, m=p.m + np.r_[50.0, np.zeros(p.m.size - 1)])
+    else:  # a larger t with the same lam: the quadratic term outgrows the multipliers
+        bad = dataclasses.replace(p, t=2 * p.t, lam=p.lam)
+    cert = check_dual_point(K, y[:l], k, C, C, bad)
+    assert not cert.feasible and cert.bound == -math.inf and cert.reasons
+    # repaired instead of rejected, the bound is still valid
+    fixed = check_dual_point(K, y[:l], k, C, C, bad, strict=False)
+    assert np.isfinite(fixed.bound) and fixed.bound <= opt.objective * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("perturb", ["alpha", "q"])
+def test_negative_dual_variables_are_rejected_even_when_repairing(tiny_certified, perturb):
+    K, y, l, k, C, opt, res = tiny_certified
+    p = res.point
+    if perturb == "alpha":
+        bad = dataclasses.replace(p, alpha=np.r_[-1e-3, p.alpha[1:]])
+    else:
+        bad = dataclasses.replace(p, q=np.r_[p.t * 1.001, p.q[1:]])
+    for strict in (True, False):
+        cert = check_dual_point(K, y[:l], k, C, C, bad, strict=strict)
+        assert not cert.feasible and cert.bound == -math.inf
+
+
+def test_bias_residual_is_rejected_or_charged(tiny_certified):
+    K, y, l, k, C, opt, res = tiny_certified
+    p = res.point
+    bad = dataclasses.replace(p, alpha=p.alpha * 1.01)  # sum_i a_i y_i no longer vanishes
+    bad = dataclasses.replace(bad, lam=bad.lam + 1.0)  # keep the matrix definite: only the bias is wrong
+    cert = check_dual_point(K, y[:l], k, C, C, bad)
+    assert not cert.feasible and any("bias" in r for r in cert.reasons)
+    charged = check_dual_point(K, y[:l], k, C, C, bad, strict=False)
+    assert charged.bias_residual > 0
+    assert charged.bound <= opt.objective and charged.bound < res.bound
+    repaired = check_dual_point(K, y[:l], k, C, C, make_feasible(K, y[:l], k, C, C, bad))
+    assert repaired.feasible and repaired.bias_residual <= 1e-9
+
+
+def test_start_point_reproduces_the_labeling_dual():
+    # at its own labeling the starting dual point is the L2-SVM dual: phi(labels) = J(labels)
+    K, y, l, k, C = _tiny(3)
+    p0 = dual_point_from_labels(K, y[:l], k, C, C, y[l:])
+    a_unl = p0.t + p0.q * y[l:]
+    masked = y.copy()
+    masked[l:] = 0.0
+    J = s3vm_objective(K, masked, y[l:], C, C).objective
+    gam = np.r_[p0.alpha * y[:l], a_unl * y[l:]]
+    a = np.r_[p0.alpha, a_unl]
+    phi = a.sum() - np.sum(a ** 2) / (4 * C) - 0.5 * gam @ K @ gam
+    assert phi == pytest.approx(J, rel=1e-6)
+    assert abs(np.sum(a * y)) < 1e-6
+
+
+def test_bias_bound_holds_on_a_solved_problem():
+    from s3vm_bench.solvers.numerics import kernel_newton
+
+    K, y, l, k, C = _tiny(5)
+    res = kernel_newton(K, y, np.full(y.size, C))
+    assert abs(res.intercept) <= bias_bound(K, C, C, l, res.objective)
+
+
+@pytest.mark.parametrize("set_name,key", [("two_moons", "split0/class1"), ("two_moons", "split1/class1")])
+def test_bound_below_certified_two_moons_optimum(set_name, key):
+    ref = get_reference_set(set_name)
+    entry = json.loads((OPTIMA_DIR / f"{set_name}.json").read_text())["entries"][key]
+    assert entry["certified"]
+    i = int(key.split("/")[0][5:])
+    ds, split = ref.make(i)
+    (prob,) = binary_problems(set_name, ds, split, ref.settings)
+    assert prob.digest() == entry["digest"]
+    K = _gram(prob.X, ref.settings)
+    res = optimize_bound(K, prob.y[:prob.n_lab], prob.k, ref.settings.C, ref.settings.c_star,
+                         labels_from_str(entry["labels"]), upper=entry["objective"], max_iter=150,
+                         mus=(3.0, 0.3, 0.03))
+    assert res.certificate.feasible
+    assert res.bound <= entry["objective"] * (1 + 1e-12)
+    # reported honestly: "certified optimal" only when the gap closes
+    out = bound_entry(prob, res, entry["objective"], "branch and bound", "branch and bound")
+    assert out["gap"] == pytest.approx((entry["objective"] - res.bound) / res.bound)
+    assert out["certified_optimal"] == (out["gap"] <= CERTIFIED_GAP_TOL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["split0/class0", "split0/class1", "split0/class2"])
+def test_bound_below_certified_coil3_optimum(data_env, key):
+    ref = get_reference_set("coil3")
+    entry = json.loads((OPTIMA_DIR / "coil3.json").read_text())["entries"][key]
+    ds, split = ref.make(0)
+    prob = next(p for p in binary_problems("coil3", ds, split, ref.settings) if p.key == key)
+    assert prob.digest() == entry["digest"] and entry["certified"]
+    K = _gram(prob.X, ref.settings)
+    res = optimize_bound(K, prob.y[:prob.n_lab], prob.k, ref.settings.C, ref.settings.c_star,
+                         labels_from_str(entry["labels"]), upper=entry["objective"], max_iter=300)
+    assert res.certificate.feasible and res.bound <= entry["objective"] * (1 + 1e-12)
+
+
+def test_stored_bounds_are_below_the_stored_best_objectives():
+    from s3vm_bench.harness.optima import BOUND_SETS
+
+    for name in BOUND_SETS:
+        path = OPTIMA_DIR / f"bounds-{name}.json"
+        if not path.is_file():
+            continue
+        for key, e in json.loads(path.read_text())["entries"].items():
+            assert e["lower_bound"] <= e["best_objective"], key
+            assert e["certified_optimal"] == (e["gap"] is not None and e["gap"] <= CERTIFIED_GAP_TOL)
+
+
+@pytest.mark.parametrize("bad,exc", [
+    (dict(k=2.0), TypeError), (dict(k=99), ValueError), (dict(y_lab=np.array([1.0, 1.0, 1.0, 1.0])), ValueError),
+    (dict(y_lab=np.array([1.0, 0.0, 1.0, -1.0])), ValueError), (dict(C=-1.0), ValueError)])
+def test_bad_input(tiny_certified, bad, exc):
+    K, y, l, k, C, opt, res = tiny_certified
+    kw = dict(K=K, y_lab=y[:l], k=k, C=C, C_star=C) | bad
+    with pytest.raises(exc):
+        check_dual_point(kw["K"], kw["y_lab"], kw["k"], kw["C"], kw["C_star"], res.point)
+    with pytest.raises(TypeError):
+        check_dual_point(K, y[:l], k, C, C, {"alpha": 1})
+    with pytest.raises(ValueError):
+        check_dual_point(K, y[:l], k, C, C, dataclasses.replace(res.point, lam=res.point.lam[:-1]))
+    with pytest.raises(ValueError):
+        dual_point_from_labels(K, y[:l], k, C, C, -np.ones(K.shape[0] - l))
+
+
+def test_trivially_feasible_point_gives_a_valid_weak_bound(tiny_certified):
+    K, y, l, k, C, opt, res = tiny_certified
+    u = K.shape[0] - l
+    big = DualPoint(np.zeros(l), 0.0, np.zeros(u), np.full(u + 1, 1e3), np.zeros(u + 1))
+    cert = check_dual_point(K, y[:l], k, C, C, big)
+    assert cert.feasible and cert.bound < 0 <= opt.objective
+
+
+def test_compare_reports_objective_bound_and_gap(data_env, tmp_path):
+    from s3vm_bench.harness.compare import BoundRow, compare, write_csv
+    from s3vm_bench.harness.optima import build_bounds, load_bounds
+
+    # a quickly computed (weak but certified) bound of g50c split 0, stored in a scratch folder
+    build_bounds("g50c", 1, time_limit=0.5, directory=tmp_path, echo=lambda *a: None)
+    entry = load_bounds("g50c", tmp_path)["entries"]["split0/class1"]
+    lines = []
+    rows = compare("newton", ["g50c"], 1, directory=tmp_path, echo=lines.append)
+    (row,) = rows
+    assert isinstance(row, BoundRow) and row.balance_exact
+    assert row.lower_bound == entry["lower_bound"] <= row.objective
+    assert row.gap == ((row.objective - row.lower_bound) / row.lower_bound if row.lower_bound > 0 else math.inf)
+    assert not row.certified_optimal  # a 2-second bound does not close the gap, and must not say it does
+    assert any(line.startswith("summary g50c") and "median certified gap" in line for line in lines)
+    text = write_csv(rows, tmp_path / "c.csv", "newton").read_text()
+    assert text.splitlines()[0].startswith("solver,set_name,split,label,objective,lower_bound,gap")
+    with pytest.raises(ValueError, match="no stored lower bound"):
+        compare("newton", ["g50c"], 2, directory=tmp_path, echo=lambda *a: None)
+
+
+def test_cli_bounds_options(monkeypatch, capsys, data_env):
+    from s3vm_bench.harness import optima
+    from s3vm_bench.harness.cli import main
+
+    calls = []
+    monkeypatch.setattr(optima, "build_bounds", lambda *a, **kw: calls.append((a, kw)) or {})
+    assert main(["optima", "build", "g50c", "--bounds", "--n", "2", "--time-limit", "5"]) == 0
+    assert calls == [(("g50c", 2), {"only": None, "force": False, "time_limit": 5.0})]
+    # the shipped g50c bounds and the per-solver table of certified gaps
+    assert main(["optima", "show", "g50c", "--bounds"]) == 0
+    out = capsys.readouterr().out
+    assert "split9/class1" in out and "median certified gap" in out and "grad_da" in out
+    assert main(["optima", "show", "two_moons_x", "--bounds"]) == 2
