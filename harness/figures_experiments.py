@@ -136,7 +136,7 @@ _METRIC_LABEL = {"objective": "minimum objective (eq. 18)", "unlabeled_error": "
 _DATASET_LABEL = {"text": "pcmac", "news-autos-motorcycles": "autos vs motorcycles",
                   "news-electronics-space": "electronics vs space"}
 #: SIGIR Table 8 holds six sets, we hold one (pcmac); the two 20 Newsgroups pairs stand in for the
-#: others (see harness.figure_data.SIGIR_SETS). Figs. 5-7 and 8-10 show two sets each in the paper (which
+#: others (see harness.figure_data_records.SIGIR_SETS). Figs. 5-7 and 8-10 show two sets each in the paper (which
 #: two is not in the text; Table 8 order assumed): one panel each here, the stand-in of that pair.
 _SIGIR_ALL = ("news-autos-motorcycles", "news-electronics-space", "text")
 _SIGIR_PAIRS = ((("news-autos-motorcycles",), "auto-vs-aviation and real-vs-simulated (SRAA, not held): stand-in "

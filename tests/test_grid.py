@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import s3vm_bench.harness.cell_keys as cell_keys
 import s3vm_bench.harness.grid as grid
 from s3vm_bench.harness.grid import Cell, ResultCache, run_cells, store_rows
 from s3vm_bench.harness.results import read_results
@@ -132,7 +133,7 @@ def test_cell_key_depends_on_params_split_and_declared_versions_not_on_code(monk
     assert a.key() != Cell("t", "2moons", "s3vm_light", 0).key()
     before = a.key()
     # Any edit of the code, as long as no version is bumped: the key stays.
-    monkeypatch.setattr(grid, "code_text", lambda path: b"refactored " + str(path).encode())
+    monkeypatch.setattr(cell_keys, "code_text", lambda path: b"refactored " + str(path).encode())
     grid.solver_source_hash.cache_clear()
     assert a.key() == before
     monkeypatch.setattr(SVM, "result_version", SVM.result_version + 1)  # the solver's results moved
@@ -211,7 +212,7 @@ def test_every_committed_cell_is_found_and_stays_found_after_a_refactor(data_env
     keys = [c.key() for c in cells]
     assert len(cells) > 16000
     assert all(cache.from_table(k, c) is not None for c, k in zip(cells, keys))
-    monkeypatch.setattr(grid, "code_text", lambda path: b"refactored " + str(path).encode())
+    monkeypatch.setattr(cell_keys, "code_text", lambda path: b"refactored " + str(path).encode())
     grid.solver_source_hash.cache_clear()
     assert [c.key() for c in cells] == keys
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from s3vm_bench.harness import grid, icml2013
+from s3vm_bench.harness import cell_keys, grid, icml2013
 from s3vm_bench.harness.cli import main
 from s3vm_bench.harness.grid import Cell, check_row, execute_cell, store_rows
 from s3vm_bench.harness.icml2013 import DATASETS, KEY, parse_details, record_fields
@@ -70,7 +70,7 @@ def test_the_key_takes_the_declared_versions_of_every_solver_the_cell_runs_not_t
         return cell.key()
 
     try:
-        monkeypatch.setattr(grid, "code_text", lambda path: b"refactored")  # code edited, no version bumped
+        monkeypatch.setattr(cell_keys, "code_text", lambda path: b"refactored")  # code edited, no version bumped
         assert fresh() == key
         for cls in (S3VMLight, CCCP, S3VMPath):
             monkeypatch.setattr(cls, "result_version", cls.result_version + 1)

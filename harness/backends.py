@@ -1,0 +1,144 @@
+"""The backends that run the grid's missing cells: in this process, in child processes (loky), on dask.
+
+:func:`iter_results` yields ``(cell, row)`` as cells finish, in completion order; each row is made
+by :func:`harness.grid.execute_cell`, looked up there when a cell runs. :func:`harness.grid.run_cells`
+chooses the backend and caches the rows.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+__all__ = ["iter_results"]
+
+
+def iter_results(todo, n_jobs, backend, scheduler, time_limit):
+    """Yield ``(cell, row)`` as the cells of ``todo`` finish, in completion order.
+
+    Parameters
+    ----------
+    todo : list of Cell
+        The cells to run (distinct keys).
+    n_jobs : int
+        Worker processes (-1: all cores).
+    backend : {"loky", "dask", "sequential"}
+        See :func:`harness.grid.run_cells`.
+    scheduler : str or distributed.Client, optional
+        The dask scheduler for ``backend="dask"``.
+    time_limit : float, optional
+        Seconds per cell.
+
+    Yields
+    ------
+    tuple of (Cell, dict)
+        A cell and its row.
+    """
+    env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
+    if backend == "sequential" or (backend == "loky" and n_jobs == 1 and not time_limit):
+        yield from _in_process(todo, time_limit)
+    elif backend == "loky" and n_jobs == 1:
+        yield from _one_by_one_isolated(todo, time_limit, env)
+    elif backend == "loky":
+        yield from _loky(todo, n_jobs, time_limit, env)
+    elif backend == "dask":
+        yield from _dask(todo, n_jobs, scheduler, time_limit, env)
+    else:
+        raise ValueError(f"backend must be 'loky', 'dask' or 'sequential', got {backend!r}")
+
+
+def _in_process(todo, time_limit):
+    """Run the cells one after the other in this process."""
+    from threadpoolctl import threadpool_limits
+
+    from . import grid
+
+    # One BLAS thread per cell, as joblib gives each loky worker when n_jobs = cores: the
+    # parallelism is across cells, fit times do not depend on the backend, and BLAS threads
+    # spinning against other processes on a shared machine made cells 16-50x slower.
+    # "sequential" runs the cells in this process (for debugging: no isolation, the time
+    # limit is the alarm of execute_cell only).
+    for cell in todo:
+        with threadpool_limits(limits=1):
+            row = grid.execute_cell(cell, time_limit)
+        yield cell, row
+
+
+def _one_by_one_isolated(todo, time_limit, env):
+    """Run the cells one at a time, each in a process of its own (:func:`harness.isolate.run_isolated`)."""
+    from .isolate import run_isolated
+
+    # The time limit then also stops a solver stuck in compiled code, and a cell that kills its
+    # process is recorded as failed while the run goes on.
+    for cell in todo:
+        yield cell, run_isolated(cell, time_limit, env)
+
+
+def _loky(todo, n_jobs, time_limit, env):
+    """Run the cells on ``n_jobs`` joblib (loky) workers; after a worker's death, the rest one by one."""
+    from joblib import Parallel, delayed
+
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    finished = set()
+    try:
+        for cell, row in par(delayed(_execute_pair)(c, time_limit, env) for c in todo):
+            finished.add(cell.key())
+            yield cell, row
+    except TerminatedWorkerError as exc:
+        # A worker died (a crash, the out-of-memory killer, or the watchdog of wall_guard on a
+        # cell stuck in compiled code): which of its cells did it is not known, so every cell
+        # that has not returned runs alone in a process of its own, where a death is that
+        # cell's and is recorded as its row.
+        rest = [c for c in todo if c.key() not in finished]
+        warnings.warn(f"a worker process died ({exc.__class__.__name__}); the {len(rest)} unfinished cell(s) "
+                      "run one by one in processes of their own", RuntimeWarning, stacklevel=3)
+        yield from _one_by_one_isolated(rest, time_limit, env)
+
+
+def _dask(todo, n_jobs, scheduler, time_limit, env):
+    """Run the cells on a dask.distributed cluster (``scheduler``, or a local one of ``n_jobs`` workers)."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:
+        raise ImportError("backend='dask' needs dask.distributed: pip install 's3vm-bench[dask]'") from exc
+    cluster = None
+    if scheduler is None:  # a cluster of this machine: n_jobs worker processes, one thread each
+        cluster = LocalCluster(n_workers=n_jobs if n_jobs > 0 else (os.cpu_count() or 1), threads_per_worker=1,
+                               processes=True, dashboard_address=None, host="127.0.0.1")
+    client = scheduler if isinstance(scheduler, Client) else Client(cluster or scheduler)
+    # Workers started elsewhere do not have this process's data location: it goes with each cell.
+    try:
+        futures = {client.submit(_execute_pair, c, time_limit, env, pure=False): c for c in todo}
+        for fut in as_completed(futures):
+            try:
+                yield fut.result()
+            except Exception as exc:  # e.g. KilledWorker: the cell's workers died; the run goes on
+                from .isolate import death_row
+
+                yield futures[fut], death_row(futures[fut], "failed", f"dask: {type(exc).__name__}: {exc}", 0.0)
+    finally:
+        if not isinstance(scheduler, Client):
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _execute_pair(cell, time_limit, env):
+    """``(cell, row)``: the cell run in a worker process, its data location ``env`` set first."""
+    # Reused loky workers keep the environment they started with: pass the data location.
+    os.environ.update(env)
+    from . import grid
+    from .isolate import wall_guard
+
+    try:  # imports first: a fresh worker's import time is not the cell's
+        from s3vm_bench.solvers import get_solver
+
+        from .protocols import get_protocol
+
+        get_protocol(cell.protocol), get_solver(cell.solver)
+    except Exception:  # reported by execute_cell, as a failed row
+        pass
+    with wall_guard(time_limit):  # a cell stuck in compiled code ends its worker (see run_cells)
+        return cell, grid.execute_cell(cell, time_limit)
