@@ -117,14 +117,15 @@ def _data_checksums(ref: ReferenceSet) -> dict:
     return {f: reg[f][0] for f in ref.files}
 
 
-def lookup(problem: BinaryProblem, store: dict) -> dict | None:
-    """The stored entry of ``problem``, or None if missing or computed for a different problem."""
+def lookup(problem: BinaryProblem, store: dict, what: str = "optimum", rebuild: str = "optima build") -> dict | None:
+    """The stored entry of ``problem``, or None if missing or computed for a different problem
+    (a warning names the ``what`` and the ``s3vm-bench`` command that rebuilds it)."""
     entry = store["entries"].get(problem.key)
     if entry is None:
         return None
     if entry["digest"] != problem.digest():
-        warnings.warn(f"stored optimum {store['set']}/{problem.key} was computed for different data or settings "
-                      "(digest mismatch); it is ignored -- rebuild it with `s3vm-bench optima build`", stacklevel=2)
+        warnings.warn(f"stored {what} {store['set']}/{problem.key} was computed for different data or settings "
+                      f"(digest mismatch); it is ignored -- rebuild it with `s3vm-bench {rebuild}`", stacklevel=3)
         return None
     return entry
 
@@ -698,12 +699,4 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
 
 def lookup_bound(problem: BinaryProblem, store: dict) -> dict | None:
     """The stored bound of ``problem``, or None if missing or computed for a different problem."""
-    entry = store["entries"].get(problem.key)
-    if entry is None:
-        return None
-    if entry["digest"] != problem.digest():
-        warnings.warn(f"stored bound {store['set']}/{problem.key} was computed for different data or settings "
-                      "(digest mismatch); it is ignored -- rebuild it with `s3vm-bench optima build --bounds`",
-                      stacklevel=2)
-        return None
-    return entry
+    return lookup(problem, store, "bound", "optima build --bounds")
