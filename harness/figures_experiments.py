@@ -27,6 +27,14 @@ def _id_order(pid: str):
     return int(pid[1:]) if pid[1:].isdigit() else 0
 
 
+
+def _legend_below(fig, ax):
+    """One legend under the panels (inside any panel it hid some points), from ``ax``'s labels."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.tight_rect = (0.0, 0.5 / fig.get_figheight(), 1.0, 1.0)
+
+
 @_register("icml2013-fig5", "ICML 2013 Fig. 5",
            "Objective J(f*, y^) of eq. (1) on the labeled and unlabeled training points at C* = C (gamma = 1/d) for "
            "the labels y^ of S3VM-path, S3VM-light and CCCP, mean over the splits run; smaller is a better local "
@@ -77,10 +85,7 @@ def _icml2013_fig5(fig, cells):
         ax.set_xlabel("C = C*")
         if i % ncols == 0:
             ax.set_ylabel("J(f, y^)")
-    # One legend under the panels: inside any panel it hid some points.
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
-    fig.tight_rect = (0.0, 0.5 / fig.get_figheight(), 1.0, 1.0)
+    _legend_below(fig, ax)
 
 
 _ICML2013_FIG6 = _Stored("icml2013/fig6.jsonl")
@@ -119,10 +124,7 @@ def _icml2013_fig6(fig, data):
         ax.set_xlabel("steps / C* candidates")
         if i % ncols == 0:
             ax.set_ylabel("seconds")
-    # One legend under the panels, as Figure 5.
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
-    fig.tight_rect = (0.0, 0.5 / fig.get_figheight(), 1.0, 1.0)
+    _legend_below(fig, ax)
 
 
 # Learning curves (SIGIR 2006 Figs. 4-13, ICML 2006 Fig. 5): one JSONL record per (data set,
