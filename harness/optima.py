@@ -6,7 +6,10 @@ problem of the reference sets below; the results live in ``harness/optima/<set>.
 ``s3vm-bench compare``, the asv suites and the reports read them instead of recomputing.
 
 The problems themselves (data, split, settings, digest) are defined in :mod:`harness.reference_sets`
-(re-exported here), which the cached cells of protocol ``"reference"`` are keyed on.
+(re-exported here), which the cached cells of protocol ``"reference"`` are keyed on. The files are
+read and written by :mod:`harness.optima_store`, and the certified lower bounds of the data sets
+too large for branch and bound are built by :mod:`harness.optima_bounds`; this module computes
+the optima and evaluates them, and re-exports the names of both.
 
 Each stored entry is keyed by ``split<i>/class<k>`` and carries the SHA-256 ``digest`` of the
 exact problem (training inputs in order, labeled labels, n_lab, the balance target k, kernel,
@@ -37,126 +40,30 @@ bound: the search and its cost").
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
 import time
-import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from s3vm_bench import import_name
-from s3vm_bench.solvers.numerics import kernel_newton
-from s3vm_bench.solvers.numerics import check_int
+from s3vm_bench.solvers.numerics import check_int, kernel_newton
 
-from ._atomic import atomic_write
-from .paths import work_dir
+from .optima_bounds import (CERTIFIED_GAP_TOL, best_run_objectives, bound_entry, bound_gram, bound_problems,
+                            build_bounds, solver_spec, table8_rows)
+from .optima_store import (BOUND_SETS, OPTIMA_DIR, _closure_sha, _frontier_from_json, _frontier_to_json,
+                           labels_from_str, labels_to_str, load_bounds, load_store, lookup, lookup_bound,
+                           save_bounds, save_store)
 from .protocol import _gram
 from .reference_sets import REFERENCE_SETS, BinaryProblem, ReferenceSet, binary_problems, get_reference_set
 
 __all__ = ["REFERENCE_SETS", "OPTIMA_DIR", "BinaryProblem", "ReferenceSet", "StoredOptimum", "binary_problems",
            "build", "certify", "evaluate_optimum", "get_reference_set", "load_store", "lookup", "merge_entries",
            "optimum_model", "save_store", "stored_optimum", "BOUND_SETS", "best_run_objectives", "bound_problems",
-           "build_bounds", "load_bounds", "lookup_bound", "save_bounds", "solver_spec", "table8_rows"]
-
-#: The certified optima shipped with the package (read only, except from a source checkout with ``--out .``).
-OPTIMA_DIR = Path(__file__).with_name("optima")
-FORMAT = 1
-
-
-# ------------------------------------------------------------------------------------ storage
-def _path(set_name: str, directory=None) -> Path:
-    """The file of ``set_name`` in ``directory``; by default the work folder's ``optima/`` once it has
-    one for this set (:attr:`harness.paths.WorkDir.optima`), the shipped one until then."""
-    if directory is None:
-        own = work_dir().optima / f"{set_name}.json"
-        return own if own.is_file() else OPTIMA_DIR / f"{set_name}.json"
-    return Path(directory) / f"{set_name}.json"
-
-
-def load_store(set_name: str, directory=None) -> dict:
-    """The stored reference file of a set (an empty one if none exists yet); by default the work
-    folder's copy if it has one, else the shipped one."""
-    ref = get_reference_set(set_name)
-    path = _path(set_name, directory)
-    if not path.is_file():
-        s = ref.settings
-        return {"format": FORMAT, "set": set_name, "description": ref.description, "paper": ref.paper,
-                "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
-                "data": _data_checksums(ref), "entries": {}}
-    store = json.loads(path.read_text("utf-8"))
-    if store.get("format") != FORMAT:
-        raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {FORMAT}")
-    return store
-
-
-def save_store(store: dict, directory=None) -> Path:
-    """Write the store atomically (a temporary file renamed over the old one: never half-written),
-    by default into the work folder's ``optima/`` (the shipped files are not written to, unless the
-    work folder is the source checkout itself)."""
-    path = Path(directory if directory is not None else work_dir().optima) / f"{store['set']}.json"
-    store = dict(store, entries=dict(sorted(store["entries"].items(), key=lambda kv: _sort_key(kv[0]))))
-    atomic_write(path, json.dumps(store, indent=1) + "\n")
-    return path
-
-
-def _sort_key(key: str):
-    split, cls = key.split("/")
-    return int(split[5:]), int(cls[5:])
-
-
-def _data_checksums(ref: ReferenceSet) -> dict:
-    if not ref.files:
-        return {"synthetic": ref.synthetic}
-    from s3vm_bench.data_registry import registry
-
-    reg = registry()
-    return {f: reg[f][0] for f in ref.files}
-
-
-def lookup(problem: BinaryProblem, store: dict, what: str = "optimum", rebuild: str = "optima build") -> dict | None:
-    """The stored entry of ``problem``, or None if missing or computed for a different problem
-    (a warning names the ``what`` and the ``s3vm-bench`` command that rebuilds it)."""
-    entry = store["entries"].get(problem.key)
-    if entry is None:
-        return None
-    if entry["digest"] != problem.digest():
-        warnings.warn(f"stored {what} {store['set']}/{problem.key} was computed for different data or settings "
-                      f"(digest mismatch); it is ignored -- rebuild it with `s3vm-bench {rebuild}`", stacklevel=3)
-        return None
-    return entry
-
+           "build_bounds", "load_bounds", "lookup_bound", "save_bounds", "solver_spec", "table8_rows",
+           "CERTIFIED_GAP_TOL", "bound_entry", "bound_gram", "labels_from_str", "labels_to_str"]
 
 # ------------------------------------------------------------------------------------ compute
-def _module_sha(module="solvers.bb") -> str:
-    """First 16 hex digits of the sha256 of a module's file: which code ran a search."""
-    import importlib
-
-    return hashlib.sha256(Path(importlib.import_module(import_name(module)).__file__).read_bytes()).hexdigest()[:16]
-
-
-def labels_to_str(labels) -> str:
-    return "".join("+" if v > 0 else "-" for v in labels)
-
-
-def labels_from_str(text: str) -> np.ndarray:
-    return np.array([1.0 if ch == "+" else -1.0 for ch in text])
-
-
-def _frontier_to_json(frontier) -> list:
-    """A search's frontier as ``[[partial labeling ("+", "-", "." = free), bound], ...]``."""
-    return [["".join("+" if v > 0 else "-" if v < 0 else "." for v in part), float(bound)]
-            for part, bound in frontier]
-
-
-def _frontier_from_json(items) -> list:
-    return [(np.array([1.0 if ch == "+" else -1.0 if ch == "-" else 0.0 for ch in text]), float(bound))
-            for text, bound in items]
-
-
 def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_truth=False, gram=None,
             branching="nips", seed_labels=None, resume=None, jobs=1) -> dict:
     """Run branch and bound on one problem; return the entry to store.
@@ -193,17 +100,53 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
     from s3vm_bench.solvers.bb import parallel_branch_and_bound, s3vm_objective
 
     if resume is not None:
-        if resume.get("digest") != problem.digest():
-            raise ValueError(f"the entry to resume is not {problem.key}'s (digest mismatch)")
-        if not resume.get("frontier"):
-            raise ValueError(f"the entry of {problem.key} has no frontier to resume (its search closed, or it was "
-                             "stored before searches kept one): run a search without resume")
-
+        _check_resumable(problem, resume)
     s = problem.settings
     K = _gram(problem.X, s) if gram is None else gram
     y = problem.y_masked
     truth = problem.y[problem.n_lab:]
     j_true = float(s3vm_objective(K, y, truth, s.C, s.c_star).objective)
+    initial, seed, seed_from = _initial_labeling(problem, K, j_true, seed_truth, seed_labels)
+    frontier = None if resume is None else _frontier_from_json(resume["frontier"])
+    res = parallel_branch_and_bound(K, y, problem.k, s.C, s.c_star, n_jobs=jobs, time_limit=time_limit,
+                                    node_limit=node_limit, initial_labels=seed, branching=branching, frontier=frontier)
+    closed, lower, gap = _whole_tree_bounds(res, resume)
+    optimal = res.status == "optimal"
+    return {"digest": problem.digest(), "split": problem.split, "label": problem.label,
+            "u": int(truth.size), "k": problem.k, "objective": res.objective, "lower_bound": lower,
+            "gap": gap, "status": res.status, "certified": optimal, "nodes": res.nodes,
+            "seconds": round(res.seconds, 3), "initial": initial, "seed_from": seed_from,
+            "found_by": "search" if res.found_at_node else "initial labeling",
+            "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
+            "labels": labels_to_str(res.labels), "bb_module_sha256": _closure_sha("solvers.bb"),
+            "bb_kernels_sha256": _closure_sha("solvers._bb_kernels"),
+            "time_limit": time_limit, "node_limit": node_limit, "branching": branching, "jobs": jobs,
+            "resumed": resume is not None,
+            "frontier": None if optimal else _frontier_to_json(res.frontier),
+            "closed_bound": None if optimal or not np.isfinite(closed) else float(closed),
+            "frontier_nodes": res.nodes + (0 if resume is None else int(resume.get("frontier_nodes") or 0))}
+
+
+def _check_resumable(problem: BinaryProblem, resume: dict) -> None:
+    """Raise ``ValueError`` unless ``resume`` is an entry of ``problem`` that kept a frontier."""
+    if resume.get("digest") != problem.digest():
+        raise ValueError(f"the entry to resume is not {problem.key}'s (digest mismatch)")
+    if not resume.get("frontier"):
+        raise ValueError(f"the entry of {problem.key} has no frontier to resume (its search closed, or it was "
+                         "stored before searches kept one): run a search without resume")
+
+
+def _initial_labeling(problem: BinaryProblem, K, j_true: float, seed_truth: bool, seed_labels):
+    """The labeling that seeds the incumbent of :func:`certify`: ``(initial, labels, seed_from)``.
+
+    The true labeling (objective ``j_true``) with ``seed_truth``; a candidate of ``seed_labels``
+    (a string, or a dict from where it comes to it) replaces it when its objective is lower.
+    ``labels`` is None when nothing seeds the search (``initial == "none"``).
+    """
+    from s3vm_bench.solvers.bb import s3vm_objective
+
+    s = problem.settings
+    truth = problem.y[problem.n_lab:]
     initial, seed, seed_from = ("ground_truth", truth, None) if seed_truth else ("none", None, None)
     candidates = {None: seed_labels} if isinstance(seed_labels, str) else dict(seed_labels or {})
     best = j_true if seed_truth else np.inf
@@ -212,32 +155,25 @@ def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_tr
         if stored.size != truth.size or int(np.sum(stored > 0)) != problem.k:
             raise ValueError(f"seed labeling {'' if source is None else source + ' '}of {problem.key} is not a "
                              f"labeling of its {truth.size} unlabeled points with {problem.k} positives")
-        value = float(s3vm_objective(K, y, stored, s.C, s.c_star).objective)
+        value = float(s3vm_objective(K, problem.y_masked, stored, s.C, s.c_star).objective)
         if value < best:
             best, initial, seed, seed_from = value, "stored_labeling", stored, source
-    frontier = None if resume is None else _frontier_from_json(resume["frontier"])
-    res = parallel_branch_and_bound(K, y, problem.k, s.C, s.c_star, n_jobs=jobs, time_limit=time_limit,
-                                    node_limit=node_limit, initial_labels=seed, branching=branching, frontier=frontier)
+    return initial, seed, seed_from
+
+
+def _whole_tree_bounds(res, resume):
+    """``(closed bound, lower bound, relative gap)`` of the whole problem after the search ``res``.
+
+    For a resumed search the parts the earlier searches closed (the ``closed_bound`` of the
+    ``resume`` entry) bound the rest of the tree too.
+    """
     closed, lower, gap = res.closed_bound, res.lower_bound, res.gap
-    if resume is not None:  # the parts the earlier searches closed bound the rest of the tree
+    if resume is not None:
         before = resume.get("closed_bound")
         before = np.inf if before is None else float(before)
         closed, lower = min(closed, before), min(lower, before)
         gap = max(0.0, (res.objective - lower) / abs(res.objective)) if res.objective else 0.0
-    optimal = res.status == "optimal"
-    return {"digest": problem.digest(), "split": problem.split, "label": problem.label,
-            "u": int(truth.size), "k": problem.k, "objective": res.objective, "lower_bound": lower,
-            "gap": gap, "status": res.status, "certified": optimal, "nodes": res.nodes,
-            "seconds": round(res.seconds, 3), "initial": initial, "seed_from": seed_from,
-            "found_by": "search" if res.found_at_node else "initial labeling",
-            "unlabeled_error": float(np.mean(res.labels != truth)), "objective_true_labels": j_true,
-            "labels": labels_to_str(res.labels), "bb_module_sha256": _module_sha(),
-            "bb_kernels_sha256": _module_sha("solvers._bb_kernels"),
-            "time_limit": time_limit, "node_limit": node_limit, "branching": branching, "jobs": jobs,
-            "resumed": resume is not None,
-            "frontier": None if optimal else _frontier_to_json(res.frontier),
-            "closed_bound": None if optimal or not np.isfinite(closed) else float(closed),
-            "frontier_nodes": res.nodes + (0 if resume is None else int(resume.get("frontier_nodes") or 0))}
+    return closed, lower, gap
 
 
 def _more_budget(entry: dict, time_limit, node_limit, branching="nips") -> bool:
@@ -503,200 +439,3 @@ def stored_optimum(set_name: str, i: int, store: dict | None = None, directory=N
     if any(e is None for e in entries):
         return None
     return evaluate_optimum(ds, split, problems, entries)
-
-
-# ------------------------------------------------------------------------------------ certified lower bounds
-#: Data sets with stored certified lower bounds (:mod:`harness.certify`) and the splits the issue
-#: asks for: JMLR 2008 Table 8's g50c and Text rows (10 splits) and Uspst's one-versus-rest
-#: problems of split 0.  Problems are those of the common protocol on the JMLR 2008 splits with
-#: the Table 5 hyperparameters (:func:`bound_problems`).
-BOUND_SETS = {"g50c": 10, "text": 10, "uspst": 1}
-BOUNDS_FORMAT = 1
-#: The committed Table 8 runs whose objectives give the best value any registered solver reached.
-BOUND_RUNS_TABLE = "jmlr2008-table8"
-
-
-def _bounds_path(dataset: str, directory=None) -> Path:
-    """``bounds-<dataset>.json`` in ``directory``; by default the work folder's ``optima/`` once it has
-    one, the shipped one (``harness/optima/``) until then."""
-    name = f"bounds-{dataset}.json"
-    if directory is None:
-        own = work_dir().optima / name
-        return own if own.is_file() else OPTIMA_DIR / name
-    return Path(directory) / name
-
-
-def _check_bound_set(dataset: str) -> None:
-    if dataset not in BOUND_SETS:
-        raise ValueError(f"no certified lower bounds for {dataset!r}; the bound sets: {', '.join(BOUND_SETS)}")
-
-
-def load_bounds(dataset: str, directory=None) -> dict:
-    """The stored lower bounds of a data set (an empty store if none exists yet)."""
-    from .protocol import ProtocolSettings
-
-    _check_bound_set(dataset)
-    path = _bounds_path(dataset, directory)
-    if not path.is_file():
-        s = ProtocolSettings.for_dataset(dataset)
-        return {"format": BOUNDS_FORMAT, "set": dataset, "kind": "certified lower bounds (harness.certify)",
-                "objective": "JMLR 2008 eq. 1 (p = 2, free bias) over labelings with round(u r) positives (eq. 3, "
-                             "exact r), as harness.protocol.protocol_objective computes it",
-                "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
-                "best_objective_from": f"reports/runs/{BOUND_RUNS_TABLE}/{dataset}.csv", "entries": {}}
-    store = json.loads(path.read_text("utf-8"))
-    if store.get("format") != BOUNDS_FORMAT:
-        raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {BOUNDS_FORMAT}")
-    return store
-
-
-def save_bounds(store: dict, directory=None) -> Path:
-    """Write a bound store atomically (entries in split/class order), by default into the work
-    folder's ``optima/`` (the shipped ``harness/optima/`` with ``--out .`` in a source checkout)."""
-    path = Path(directory if directory is not None else work_dir().optima) / f"bounds-{store['set']}.json"
-    store = dict(store, entries=dict(sorted(store["entries"].items(), key=lambda kv: _sort_key(kv[0]))))
-    atomic_write(path, json.dumps(store, indent=1) + "\n")
-    return path
-
-
-def bound_problems(dataset: str, i: int):
-    """``(ds, split, settings, problems)`` of split ``i``: the binary problems that
-    :func:`harness.protocol.run_split` solves under JMLR 2008 Table 8's protocol (Table 5
-    hyperparameters, exact r), in its order."""
-    from s3vm_bench.data_registry import jmlr2008_splits, load_dataset
-
-    from .protocol import ProtocolSettings
-
-    import dataclasses
-
-    _check_bound_set(dataset)
-    ds = load_dataset(dataset)
-    split = jmlr2008_splits(ds, n_splits=int(i) + 1)[int(i)]
-    s = ProtocolSettings.for_dataset(dataset)
-    # a BinaryProblem holds dense inputs (its digest hashes them); the Gram matrix of a bound is
-    # computed from the inputs as the protocol holds them (bound_gram)
-    dense = dataclasses.replace(ds, X=ds.X.toarray()) if sp.issparse(ds.X) else ds
-    return ds, split, s, binary_problems(dataset, dense, split, s)
-
-
-def bound_gram(ds, split, settings):
-    """The Gram matrix of ``[X_lab; X_unl]`` exactly as :func:`harness.protocol.run_split` computes it
-    (from the data set's own, possibly sparse, inputs)."""
-    return _gram(ds.X[np.r_[split.labeled, split.unlabeled]], settings)
-
-
-def table8_rows(dataset: str) -> list:
-    """The committed JMLR 2008 Table 8 rows of ``dataset`` whose cells are the table's current
-    ones (``reports/runs/`` keeps rows of cells computed under older keys; see reports/README.md)."""
-    import csv
-    import io
-
-    from .paths import SHIPPED_RESULTS
-    from .reproduce import build_cells
-    from .specs import get_spec
-
-    path = SHIPPED_RESULTS / BOUND_RUNS_TABLE / f"{dataset}.csv"
-    if not path.is_file():
-        return []
-    keys = {p.cell.key() for p in build_cells(get_spec(BOUND_RUNS_TABLE))[0] if p.cell.dataset == dataset}
-    return [row for row in csv.DictReader(io.StringIO(path.read_text("utf-8"))) if row["cell_key"] in keys]
-
-
-def solver_spec(row: dict) -> str:
-    """``solver`` or ``solver {params}`` of a result row."""
-    return row["solver"] + ("" if row["params"] in ("", "{}") else " " + row["params"])
-
-
-def best_run_objectives(dataset: str, rows=None) -> dict:
-    """``{split: (objective, solver spec)}``: the lowest objective of a binary problem among the
-    current committed Table 8 rows (:func:`table8_rows`) that met the balance constraint
-    (``balance_exact``; the bound holds only over balanced labelings).  Empty for a
-    one-versus-rest data set, whose rows hold the mean over the binary problems only."""
-    best = {}
-    for row in table8_rows(dataset) if rows is None else rows:
-        if row["status"] != "done" or row["balance_exact"] != "True" or row["n_binary"] != "1" or not row["objective"]:
-            continue
-        value, split = float(row["objective"]), int(row["split"])
-        if np.isfinite(value) and (split not in best or value < best[split][0]):
-            best[split] = (value, solver_spec(row))
-    return best
-
-
-def bound_entry(problem: BinaryProblem, result, best_objective, best_solver, init_solver) -> dict:
-    """The stored form of a bound (:class:`harness.certify.BoundResult`) of one binary problem."""
-    c = result.certificate
-    # a relative gap needs a positive bound; a bound <= 0 certifies nothing useful (gap None)
-    gap = None if best_objective is None or result.bound <= 0 else (best_objective - result.bound) / result.bound
-    return {"digest": problem.digest(), "split": problem.split, "label": problem.label,
-            "u": int(problem.y.size - problem.n_lab), "k": problem.k, "lower_bound": result.bound,
-            "best_objective": best_objective, "best_solver": best_solver, "gap": gap,
-            "certified_optimal": gap is not None and gap <= CERTIFIED_GAP_TOL,
-            "seconds": round(result.seconds, 2), "iterations": result.n_iter, "method": "affine dual + SDP (harness.certify)",
-            "init_labels": init_solver, "t": float(result.point.t),
-            "certificate": {"value": c.value, "lambda_max": c.lambda_max, "bias_residual": c.bias_residual,
-                            "bias_bound": c.bias_bound, "margin": c.margin},
-            "stages": [{k: v for k, v in st.items()} for st in result.stages],
-            "certify_module_sha256": _module_sha("harness.certify")}
-
-
-#: A relative gap at or below this counts as "certified optimal" (the harness's Newton solves
-#: stop at a relative decrement of 1e-9; the bound's safety margin is 1e-9 relative).
-CERTIFIED_GAP_TOL = 1e-6
-
-
-def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=240.0, init_solver="newton",
-                 directory=None, force=False, echo=print) -> dict:
-    """Compute and store the certified lower bounds of the first ``n`` splits of ``dataset``.
-
-    For every binary problem the optimizer of :mod:`harness.certify` starts from the labeling that
-    ``init_solver`` reaches under the common protocol (only a starting point: the bound does not
-    depend on it for its validity) and runs for at most ``time_limit`` seconds; the best objective
-    of the committed Table 8 runs (:func:`best_run_objectives`) is stored beside the bound, or,
-    where those rows do not give it per binary problem, the objective ``init_solver`` reached
-    (``best_solver`` says which).  Entries already stored for the same problem (same digest) are
-    kept unless ``force``; ``only`` restricts the build to these entry keys.  The store is saved
-    after each problem.
-    """
-    from s3vm_bench.solvers import get_solver
-
-    from .certify import optimize_bound
-    from .protocol import run_split
-
-    n = BOUND_SETS[dataset] if n is None else int(n)
-    if n < 1:
-        raise ValueError(f"the number of splits must be >= 1, got {n}")
-    store = load_bounds(dataset, directory)
-    best = best_run_objectives(dataset)
-    only = None if only is None else set(only)
-    for i in range(n):
-        ds, split, s, problems = bound_problems(dataset, i)
-        todo = [p for p in problems if (only is None or p.key in only)
-                and (force or store["entries"].get(p.key, {}).get("digest") != p.digest())]
-        if not todo:
-            continue
-        res = run_split(get_solver(init_solver), {}, ds, split, s)
-        K = bound_gram(ds, split, s)
-        for prob, b in zip(problems, res.binary):
-            if prob.key not in {p.key for p in todo}:
-                continue
-            labels = np.where(b.unlabeled_outputs > 0, 1.0, -1.0)
-            if int(np.sum(labels > 0)) != prob.k:
-                raise ValueError(f"{init_solver} did not meet the balance constraint on {dataset} {prob.key}")
-            if len(problems) == 1 and i in best and best[i][0] <= b.objective:
-                value, who = best[i]
-            else:
-                value, who = b.objective, init_solver
-            out = optimize_bound(K, prob.y[:prob.n_lab], prob.k, s.C, s.c_star, labels, upper=value,
-                                 time_limit=time_limit)
-            entry = bound_entry(prob, out, value, who, init_solver)
-            store["entries"][prob.key] = entry
-            save_bounds(store, directory)
-            gap = "--" if entry["gap"] is None else f"{100 * entry['gap']:.1f}%"
-            echo(f"{dataset} {prob.key}: lower bound {entry['lower_bound']:.4f}, best objective {value:.4f} ({who}), "
-                 f"gap {gap} ({entry['seconds']:.1f} s)")
-    return store
-
-
-def lookup_bound(problem: BinaryProblem, store: dict) -> dict | None:
-    """The stored bound of ``problem``, or None if missing or computed for a different problem."""
-    return lookup(problem, store, "bound", "optima build --bounds")

@@ -9,7 +9,7 @@ numba, so a node costs what its arithmetic costs:
 * :func:`factor`, :func:`grow`, :func:`shrink`, :func:`solve` -- the lower Cholesky factor of
   the support-vector block ``A_S = K_SS + diag(1/(2 c_S))``, bordered when points enter and
   refactored from the exact Gram entries behind the first removed row when points leave (the
-  scheme of :class:`solvers.bb._IncrementalL2SVM`, whose docstring says why a factor and not
+  scheme of :class:`solvers._bb_search._IncrementalL2SVM`, whose docstring says why a factor and not
   an inverse);
 * :func:`add` -- the L2-SVM optimum after labeled points enter, by finite Newton with exact line
   search warm-started at the parent optimum (as :func:`solvers._primal.kernel_newton`; the line
@@ -477,7 +477,7 @@ def _line_step(beta, f, b, S, bS, b_bar, f_bar, y, c2):
 def lookahead(K, kdiag, ridge, S, L, beta, b, f, value, y, U, c_star, level=np.inf):
     """Branching scores (NIPS 2006 eqs. 7-8) and dual lower bounds of both children, per x in U.
 
-    See :meth:`solvers.bb._IncrementalL2SVM.lookahead` for the derivation. Returns
+    See :meth:`solvers._bb_search._IncrementalL2SVM.lookahead` for the derivation. Returns
     ``(score, lb_pos, lb_neg)``. A bound whose ray was cut by a support vector, and whose uncut
     value would reach ``level``, is refined by :func:`_refine` (the path continued without
     that support vector).
@@ -726,7 +726,7 @@ def _attainable(lb_pos, lb_neg, k, tau):
 
 @njit(cache=True)
 def balanced_bottleneck(lb_pos, lb_neg, k):
-    """``min_y max_x lb_{y_x}(x)`` over labelings with k positives (see :func:`solvers.bb._balanced_bottleneck`)."""
+    """``min_y max_x lb_{y_x}(x)`` over labelings with k positives (see :func:`solvers._bb_search._balanced_bottleneck`)."""
     taus = np.unique(np.concatenate((lb_pos, lb_neg)))
     lo, hi = 0, taus.size - 1  # taus[-1] is attainable whenever 0 <= k <= m
     while lo < hi:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -19,8 +18,9 @@ from s3vm_bench.solvers import _bb_kernels as _kern
 from s3vm_bench.solvers import get_solver
 from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
 from s3vm_bench.solvers._primal import _exact_line_search, kernel_newton
-from s3vm_bench.solvers.bb import (BranchAndBoundS3VM, _balanced_bottleneck, _IncrementalL2SVM, branch_and_bound, brute_force,
-                        parallel_branch_and_bound, s3vm_objective)
+from s3vm_bench.solvers._bb_search import _balanced_bottleneck, _IncrementalL2SVM
+from s3vm_bench.solvers.bb import (BranchAndBoundS3VM, branch_and_bound, brute_force, parallel_branch_and_bound,
+                                   s3vm_objective)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -649,11 +649,14 @@ def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp
     assert done["objective"] <= first["objective"]
     assert [r["status"] for r in done["previous_runs"]] == ["node_limit"]
     assert done["previous_runs"][0]["node_limit"] == 3
-    # Which code ran each search: the search module and its compiled kernels.
+    # Which code ran each search: the search modules and their compiled kernels, each with every
+    # project module it imports.
+    from s3vm_bench.harness.cell_keys import _files_hash, source_closure
+
+    assert "solvers._bb_kernels" in source_closure("solvers.bb")
     for entry in (done, done["previous_runs"][0]):
-        for field, module in (("bb_module_sha256", "bb.py"), ("bb_kernels_sha256", "_bb_kernels.py")):
-            digest = hashlib.sha256((ROOT / "solvers" / module).read_bytes()).hexdigest()[:16]
-            assert entry[field] == digest
+        for field, module in (("bb_module_sha256", "solvers.bb"), ("bb_kernels_sha256", "solvers._bb_kernels")):
+            assert entry[field] == _files_hash(source_closure(module))[:16]
 
 
 def test_a_stopped_search_is_resumed_from_its_stored_frontier_to_the_certified_optimum(tmp_path):

@@ -650,10 +650,10 @@ def test_stored_optima_column_reads_the_shipped_optima_of_the_tables_splits():
 
 
 def test_stored_optima_column_without_a_store_says_how_to_build_it(tmp_path, monkeypatch):
-    from s3vm_bench.harness import optima
+    from s3vm_bench.harness import optima_store
     from s3vm_bench.harness.reproduce import aggregate, build_cells, write_report
 
-    monkeypatch.setattr(optima, "OPTIMA_DIR", tmp_path)
+    monkeypatch.setattr(optima_store, "OPTIMA_DIR", tmp_path)
     spec = _stored_spec()
     planned, _ = build_cells(spec)
     cells = aggregate(spec, planned, [{"status": "failed"}] * len(planned), {}, {})
@@ -676,7 +676,7 @@ def test_stored_optima_footnote_is_written_under_the_table(tmp_path):
 
 def test_stored_optima_cells_stay_out_of_the_verdict_and_count_a_partial_store(tmp_path, monkeypatch):
     from s3vm_bench.data_registry import DataFetchError
-    from s3vm_bench.harness import optima
+    from s3vm_bench.harness import optima, optima_store
     from s3vm_bench.harness.reproduce import aggregate, build_cells
 
     # A store with split 0 searched to 3 nodes only (uncertified) and split 1 certified.
@@ -686,7 +686,7 @@ def test_stored_optima_cells_stay_out_of_the_verdict_and_count_a_partial_store(t
     store["entries"]["split0/class1"] = optima.certify(prob, node_limit=3)
     optima.save_store(store, tmp_path)
     assert not store["entries"]["split0/class1"]["certified"] and store["entries"]["split1/class1"]["certified"]
-    monkeypatch.setattr(optima, "OPTIMA_DIR", tmp_path)
+    monkeypatch.setattr(optima_store, "OPTIMA_DIR", tmp_path)
     spec = _stored_spec()
     planned, _ = build_cells(spec)
     targets = {("Objective", "BB"): (100.0, "100", "")}  # far from the optima: "differs" if it were judged

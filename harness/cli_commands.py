@@ -1,0 +1,399 @@
+"""The handlers of the ``s3vm-bench`` subcommands (:mod:`harness.cli` builds the parser).
+
+Each ``<command>_command(args)`` takes the parsed arguments of its subcommand and returns the
+exit status: 0 on success, 1 when runs failed or a check found a difference, 2 on a usage or
+data error (the message goes to standard error).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .paths import work_dir
+
+__all__ = ["data_list_command", "data_fetch_command", "data_info_command", "demo_command", "run_command",
+           "optima_build_command", "optima_show_command", "compare_command", "reproduce_command",
+           "figures_command", "figure_data_command", "file_stem"]
+
+
+def data_list_command(args) -> int:
+    """``s3vm-bench data list``: every data set with its size, source and cache state."""
+    from s3vm_bench.data_registry import list_datasets
+
+    rows = []
+    for s in list_datasets():
+        n, d, k = s.expected_shape
+        src = "network" if s.network_only else (s.files[0].split("/")[0] if s.files else "scikit-learn")
+        rows.append((s.name, str(n), str(d), str(k), "yes" if s.sparse else "no", src,
+                     "n/a" if s.network_only or not s.files else ("yes" if s.cached() else "no")))
+    head = ("name", "n", "d", "classes", "sparse", "source", "cached")
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    for r in [head] + rows:
+        print("  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    return 0
+
+
+def data_fetch_command(args) -> int:
+    """``s3vm-bench data fetch``: download, verify and parse the named data sets (or ``--all``)."""
+    from s3vm_bench.data_registry import DataFetchError, get_spec, list_datasets, load_dataset
+
+    names = [s.name for s in list_datasets(include_network=False)] if args.all else args.names
+    if not names:
+        print("name at least one data set, or --all", file=sys.stderr)
+        return 2
+    failures = 0
+    for name in names:
+        try:
+            spec = get_spec(name)
+            ds = load_dataset(spec.name)  # fetches, verifies and parses: a full check
+        except (ValueError, DataFetchError) as exc:
+            failures += 1
+            print(f"{name}: FAILED: {exc}", file=sys.stderr)
+            continue
+        print(f"{spec.name}: ok ({ds.n_samples} x {ds.n_features}, {ds.n_classes} classes)")
+    return 1 if failures else 0
+
+
+def data_info_command(args) -> int:
+    """``s3vm-bench data info``: load one data set and describe it beside the paper's shape."""
+    from s3vm_bench.data_registry import DataFetchError, get_spec, load_dataset
+
+    try:
+        spec = get_spec(args.name)
+        ds = load_dataset(spec.name)
+    except (ValueError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(ds.summary())
+    if spec.paper_shape is not None:
+        n, d, k = spec.paper_shape
+        print(f"  paper ({spec.paper_ref}): {n} x {d}, {k} classes")
+    if spec.note:
+        print(f"  note: {spec.note}")
+    print("  files: " + (", ".join(spec.files) if spec.files else "(none: built in or network-only)"))
+    return 0
+
+
+def demo_command(args) -> int:
+    """NIPS 2006 Table 1 (two moons) on a few realizations: every kernel solver and BB, no download."""
+    import dataclasses
+    from pathlib import Path
+
+    from s3vm_bench.solvers import REGISTRY, get_solver
+
+    from .reproduce import reproduce
+    from .specs import SPECS, Config
+
+    base = SPECS["nips2006-table1"]
+    if isinstance(args.realizations, bool) or not 1 <= args.realizations <= base.n_splits:
+        print(f"error: --realizations must be an integer from 1 to {base.n_splits} (the two-moons realizations "
+              f"of NIPS 2006 Table 1), got {args.realizations}", file=sys.stderr)
+        return 2
+    have = {c.solver for c in base.configs}
+    extra = []
+    for name in sorted(REGISTRY):
+        cls = get_solver(name)
+        # Transductive kernel solvers only: svm_5cv reports a cross-validation error, and the
+        # linear-only text solvers (tsvm_linear, mfa) do not take the Gaussian kernel.
+        if name in have or getattr(cls, "evaluation", "transductive") != "transductive":
+            continue
+        if cls().get_params().get("kernel") != "rbf":
+            continue
+        extra.append(Config(name, name))
+    spec = dataclasses.replace(base, configs=base.configs + tuple(extra), quick_splits=args.realizations)
+    out_dir = work_dir(args.out).demo
+    print(f"== two moons, NIPS 2006 Table 1 on {args.realizations} realization(s): {len(spec.configs)} solvers "
+          f"(sigma = 0.5, C = C* = 10, 2 labeled + 100 unlabeled points, 200 test points) ==", flush=True)
+    SPECS_BACKUP = dict(SPECS)
+    try:
+        SPECS[spec.key] = spec
+        reproduce([spec.key], quick=True, reports_dir=out_dir, cache_dir=out_dir / "cache",
+                  results=out_dir / "runs.csv", n_jobs=args.jobs, progress=False, echo=lambda *a: None)
+    finally:
+        SPECS.clear()
+        SPECS.update(SPECS_BACKUP)
+    print((out_dir / f"{spec.key}.md").read_text())
+    print(f"(report and the tidy per-run table in {out_dir}/; the paper's values in brackets; "
+          "the full table: `s3vm-bench reproduce nips2006-table1`)")
+    return 0
+
+
+def run_command(args) -> int:
+    """``s3vm-bench run``: one solver on every split of one data set under the common protocol (JMLR 2008 Sec. 5.2)."""
+    from s3vm_bench.data_registry import DataFetchError
+
+    from .protocol import ProtocolSettings
+    from .run import parse_params, run_solver
+
+    try:
+        from s3vm_bench.data_registry import get_spec
+        from s3vm_bench.solvers import get_solver
+
+        get_solver(args.solver)  # an unknown solver or data set is named before anything else
+        get_spec(args.dataset)
+        overrides = {k: v for k, v in {"kernel": args.kernel, "sigma": args.sigma, "C": args.C,
+                                       "C_star": args.C_star, "r_mode": args.r_mode}.items() if v is not None}
+        settings = ProtocolSettings.for_dataset(args.dataset, **overrides)
+        rows = run_solver(args.solver, args.dataset, n_splits=args.splits, protocol=args.protocol,
+                          settings=settings, params=parse_params(args.param),
+                          results=args.results or work_dir(args.out).runs, time_limit=args.time_limit)
+    except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0 if all(r["status"] == "done" for r in rows) else 1
+
+
+def optima_build_command(args) -> int:
+    """``s3vm-bench optima build``: branch-and-bound optima (NIPS 2006 Alg. 1) or, with ``--bounds``,
+    certified lower bounds (:mod:`harness.certify`) of the named sets."""
+    from s3vm_bench.data_registry import DataFetchError
+
+    from threadpoolctl import threadpool_limits
+
+    from .optima import build, build_bounds
+
+    try:
+        if args.bounds:
+            # harness.certify: one full eigendecomposition per iteration, one BLAS thread as below.
+            with threadpool_limits(1):
+                for name in args.sets:
+                    build_bounds(name, args.n, only=args.only, force=args.force,
+                                 time_limit=240.0 if args.time_limit is None else args.time_limit)
+            return 0
+        # Branch and bound factors matrices of at most a few hundred rows, node after node: a
+        # second BLAS thread only adds synchronization, and on a loaded machine it made every
+        # node several times slower (Coil3 split 2 class 0: 145 s with the default threads,
+        # 39 s with one, the same 72875 nodes).
+        with threadpool_limits(1):
+            for name in args.sets:
+                build(name, args.n, time_limit=args.time_limit, node_limit=args.node_limit,
+                      seed_truth=args.seed_truth, force=args.force, branching=args.branching, resume=args.resume,
+                      only=args.only, jobs=args.jobs)
+    except (ValueError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def optima_show_command(args) -> int:
+    """``s3vm-bench optima show``: print a stored store of optima or of certified lower bounds."""
+    from .optima import load_bounds, load_store
+
+    if args.bounds:
+        try:
+            store = load_bounds(args.set)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"{store['set']}: {store['kind']}; settings {store['settings']}; best objectives from "
+              f"{store['best_objective_from']}")
+        print(f"{'problem':>14} {'bound':>10} {'best obj':>10} {'gap%':>8} {'seconds':>8}  best solver")
+        for key, e in store["entries"].items():
+            gap = "--" if e["gap"] is None else f"{100 * e['gap']:.1f}"
+            print(f"{key:>14} {e['lower_bound']:>10.4f} {e['best_objective']:>10.4f} {gap:>8} "
+                  f"{e['seconds']:>8.1f}  {e['best_solver']}")
+        if store["entries"]:
+            print(f"{len(store['entries'])} binary problems, median gap "
+                  f"{100 * np.median([np.inf if e['gap'] is None else e['gap'] for e in store['entries'].values()]):.1f}%, "
+                  "certified optimal "
+                  f"{sum(e['certified_optimal'] for e in store['entries'].values())}")
+        from .compare import gap_table
+
+        print(f"JMLR 2008 Table 8 solvers on {args.set}: median certified gap (J - L)/L over the splits, unlabeled error")
+        for r in gap_table(args.set):
+            gap = "--" if r["median_gap"] is None else f"{100 * r['median_gap']:.1f}%"
+            print(f"{r['solver']:>28} {gap:>9} ({r['n_gaps']}/{r['n_splits']} splits)  {100 * r['unlabeled_error']:.1f}%")
+        return 0
+    try:
+        store = load_store(args.set)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    entries = store["entries"]
+    print(f"{store['set']}: {store['description']} ({store['paper']}); settings {store['settings']}")
+    print(f"{'problem':>14} {'objective':>10} {'lower bd':>10} {'gap%':>8} {'status':>10} {'nodes':>8} {'seconds':>8} "
+          f"{'unl.err%':>8} {'J(truth)':>10}")
+    for key, e in entries.items():
+        print(f"{key:>14} {e['objective']:>10.4f} {e['lower_bound']:>10.4f} {100 * e['gap']:>8.3f} {e['status']:>10} "
+              f"{e['nodes']:>8} {e['seconds']:>8.2f} {100 * e['unlabeled_error']:>8.1f} {e['objective_true_labels']:>10.4f}")
+    if entries:
+        cert = sum(e["certified"] for e in entries.values())
+        print(f"{len(entries)} binary problems, {cert} certified optimal; median seconds "
+              f"{np.median([e['seconds'] for e in entries.values()]):.2f}, median nodes "
+              f"{np.median([e['nodes'] for e in entries.values()]):.0f}")
+    return 0
+
+
+def compare_command(args) -> int:
+    """``s3vm-bench compare``: a solver against the stored optima or certified lower bounds."""
+    from s3vm_bench.data_registry import DataFetchError
+
+    from threadpoolctl import threadpool_limits
+
+    from .compare import compare, write_csv
+    from .run import parse_params
+
+    try:
+        out = work_dir(args.out).compare / f"{file_stem(args.solver)}.csv"
+        # One BLAS thread, as the grid runs its cells: the problems are small (see optima_build_command)
+        # and the solver's time should not depend on how busy the machine's other cores are.
+        with threadpool_limits(1):
+            rows = compare(args.solver, args.datasets, args.splits, params=parse_params(args.param),
+                           compute_missing=args.compute_missing, time_limit=args.time_limit)
+        print(f"per-problem table: {write_csv(rows, out, args.solver)}")
+    except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def reproduce_command(args) -> int:
+    """``s3vm-bench reproduce``: paper tables beside the published values (or their plan, or a
+    verification of cached cells)."""
+    from s3vm_bench.data_registry import DataFetchError
+
+    from .reproduce import reproduce
+    from .specs import SPECS, UNSPECIFIED
+
+    if args.list:
+        for key, spec in SPECS.items():
+            print(f"{key:18} {spec.title}")
+        for key, why in UNSPECIFIED.items():
+            print(f"{key:18} (no spec: {why})")
+        return 0
+    keys = list(SPECS) if args.all else args.tables
+    if not keys:
+        print("name at least one table (see --list), or --all", file=sys.stderr)
+        return 2
+    try:
+        wd = work_dir(args.out)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from .run import parse_params
+
+    try:
+        params = parse_params(args.param)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    reports = Path(args.reports) if args.reports else wd.reports
+    cache = Path(args.cache) if args.cache else wd.cache
+    results = Path(args.results) if args.results else reports / "runs"
+    if args.verify is not None:
+        from .verify import verify
+
+        if args.plan or args.from_cache:
+            print("error: --verify runs only the check; it does not combine with --plan or --from-cache",
+                  file=sys.stderr)
+            return 2
+
+        try:
+            checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
+                            quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
+                            params=params, cache_dir=cache, results=results,
+                            read_table=not args.no_table, echo=lambda m: print(m, flush=True))
+        except (ValueError, TypeError, DataFetchError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0 if all(c.same for c in checks) else 1
+    if args.plan:
+        import os
+
+        from .plan import format_plan, plan
+
+        try:
+            rows, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
+                                         solvers=args.solvers, params=params, cache_dir=cache,
+                                         results=results,
+                                         read_table=not args.no_table)
+        except (ValueError, TypeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+        print(format_plan(rows, total, n_cores=jobs))
+        return 0
+    try:
+        out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
+                        params=params, cache_dir=cache, results=results, reports_dir=reports, n_jobs=args.jobs,
+                        backend=args.backend, scheduler=args.scheduler,
+                        time_limit=args.time_limit, progress=not args.no_progress, run=not args.from_cache,
+                        read_table=not args.no_table)
+    except (ValueError, TypeError, ImportError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    failed = sum(c.n_failed for cells in out.values() for c in cells)
+    return 1 if failed else 0
+
+
+def figures_command(args) -> int:
+    """``s3vm-bench figures``: paper figures (PNG + SVG) from stored results."""
+    from pathlib import Path
+
+    from .figures import FIGURES, gallery_markdown, make_figures
+
+    if args.list:
+        for name, spec in FIGURES.items():
+            print(f"{name:16} {spec.paper:40} {spec.source}")
+        return 0
+    names = list(FIGURES) if args.all else args.names
+    if args.only is not None and not args.make_data:
+        print("error: --only goes with --make-data", file=sys.stderr)
+        return 2
+    if args.make_data:
+        status = figure_data_command(args)
+        if status or not names:
+            return status
+    if not names:
+        print("name at least one figure (see --list), or --all, or --make-data NAME", file=sys.stderr)
+        return 2
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        import difflib
+
+        hints = [f"{n} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(n, list(FIGURES), n=1, cutoff=0.6))
+                 else n for n in unknown]
+        print(f"error: unknown figure(s) {', '.join(hints)}; see `s3vm-bench figures --list`", file=sys.stderr)
+        return 2
+    from ._atomic import atomic_write
+
+    out = work_dir(args.out).figures
+    results = make_figures(names, out)
+    if args.all:
+        # The gallery lists every figure, so it is rewritten only when all of them were attempted.
+        atomic_write(out / "README.md", gallery_markdown(results, out) + "\n")
+        print(f"gallery: {out / 'README.md'}")
+    made = sum(isinstance(v, list) for v in results.values())
+    print(f"{made} figure(s) made, {len(results) - made} skipped (missing stored results)")
+    return 0
+
+
+def figure_data_command(args) -> int:
+    """``figures --make-data``: compute stored inputs of the figures (:mod:`harness.figure_data`)."""
+    from s3vm_bench.data_registry import DataFetchError
+
+    from .figure_data import DATA, make_data
+
+    unknown = [n for n in args.make_data if n not in DATA]
+    if unknown:
+        print(f"error: unknown figure data {', '.join(unknown)}; known: {', '.join(DATA)}", file=sys.stderr)
+        return 2
+    try:
+        for name in args.make_data:
+            make_data(name, only=args.only, echo=lambda m: print(m, flush=True))
+    except (ValueError, RuntimeError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+
+def file_stem(spec: str) -> str:
+    """A file name for a solver spec (``path/to/my.py:Class`` -> ``my.py_Class``)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec.replace("\\", "/")).name).strip("._") or "solver"
+

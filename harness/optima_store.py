@@ -1,0 +1,187 @@
+"""The files of the stored reference results: branch-and-bound optima and certified lower bounds.
+
+``harness/optima/<set>.json`` holds the optima of a reference set (:mod:`harness.optima`, computed
+by :mod:`solvers.bb`, NIPS 2006 Alg. 1) and ``harness/optima/bounds-<data set>.json`` the certified
+lower bounds of a data set too large for branch and bound (:mod:`harness.optima_bounds`, computed by
+:mod:`harness.certify`). Both are read from the work folder's ``optima/`` once it has its own copy,
+from the shipped folder until then, and written atomically, entries in split/class order. An entry
+is keyed by ``split<i>/class<k>`` and carries the digest of its problem: :func:`lookup` ignores one
+whose digest no longer matches. Labelings are stored as strings of ``+`` and ``-``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from s3vm_bench import import_name
+
+from ._atomic import atomic_write
+from .paths import work_dir
+from .reference_sets import BinaryProblem, ReferenceSet, get_reference_set
+
+__all__ = ["OPTIMA_DIR", "BOUND_SETS", "labels_from_str", "labels_to_str", "load_bounds", "load_store", "lookup",
+           "lookup_bound", "save_bounds", "save_store"]
+
+#: The certified optima shipped with the package (read only, except from a source checkout with ``--out .``).
+OPTIMA_DIR = Path(__file__).with_name("optima")
+FORMAT = 1
+
+
+# ------------------------------------------------------------------------------------ optima
+def _path(file_name: str, directory=None) -> Path:
+    """``file_name`` in ``directory``; by default in the work folder's ``optima/`` once it has that
+    file (:attr:`harness.paths.WorkDir.optima`), the shipped one (:data:`OPTIMA_DIR`) until then."""
+    if directory is None:
+        own = work_dir().optima / file_name
+        return own if own.is_file() else OPTIMA_DIR / file_name
+    return Path(directory) / file_name
+
+
+def _save(store: dict, file_name: str, directory=None) -> Path:
+    """Write ``store`` atomically (a temporary file renamed over the old one: never half-written),
+    entries in split/class order, by default into the work folder's ``optima/`` (the shipped files
+    are not written to, unless the work folder is the source checkout itself)."""
+    path = Path(directory if directory is not None else work_dir().optima) / file_name
+    store = dict(store, entries=dict(sorted(store["entries"].items(), key=lambda kv: _sort_key(kv[0]))))
+    atomic_write(path, json.dumps(store, indent=1) + "\n")
+    return path
+
+
+def load_store(set_name: str, directory=None) -> dict:
+    """The stored reference file of a set (an empty one if none exists yet); by default the work
+    folder's copy if it has one, else the shipped one."""
+    ref = get_reference_set(set_name)
+    path = _path(f"{set_name}.json", directory)
+    if not path.is_file():
+        s = ref.settings
+        return {"format": FORMAT, "set": set_name, "description": ref.description, "paper": ref.paper,
+                "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
+                "data": _data_checksums(ref), "entries": {}}
+    store = json.loads(path.read_text("utf-8"))
+    if store.get("format") != FORMAT:
+        raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {FORMAT}")
+    return store
+
+
+def save_store(store: dict, directory=None) -> Path:
+    """Write a store of optima (:func:`_save`) as ``<set>.json``."""
+    return _save(store, f"{store['set']}.json", directory)
+
+
+def _sort_key(key: str):
+    """``(split, class)`` of an entry key ``split<i>/class<k>``, as integers."""
+    split, cls = key.split("/")
+    return int(split[5:]), int(cls[5:])
+
+
+def _data_checksums(ref: ReferenceSet) -> dict:
+    """The registry checksums of a reference set's data files (or its generator, when synthetic)."""
+    if not ref.files:
+        return {"synthetic": ref.synthetic}
+    from s3vm_bench.data_registry import registry
+
+    reg = registry()
+    return {f: reg[f][0] for f in ref.files}
+
+
+def lookup(problem: BinaryProblem, store: dict, what: str = "optimum", rebuild: str = "optima build") -> dict | None:
+    """The stored entry of ``problem``, or None if missing or computed for a different problem
+    (a warning names the ``what`` and the ``s3vm-bench`` command that rebuilds it)."""
+    entry = store["entries"].get(problem.key)
+    if entry is None:
+        return None
+    if entry["digest"] != problem.digest():
+        warnings.warn(f"stored {what} {store['set']}/{problem.key} was computed for different data or settings "
+                      f"(digest mismatch); it is ignored -- rebuild it with `s3vm-bench {rebuild}`", stacklevel=3)
+        return None
+    return entry
+
+
+# ------------------------------------------------------------------------------------ provenance and labelings
+def _module_sha(module: str) -> str:
+    """First 16 hex digits of the sha256 of a module's file: which code computed a bound."""
+    import importlib
+
+    return hashlib.sha256(Path(importlib.import_module(import_name(module)).__file__).read_bytes()).hexdigest()[:16]
+
+
+def _closure_sha(module: str) -> str:
+    """First 16 hex digits of the sha256 over the code of ``module`` and of every project module it
+    imports, transitively (:func:`harness.cell_keys.source_closure`; comments and docstrings do not
+    count): which code ran a search, however the search is divided into modules."""
+    from .cell_keys import _files_hash, source_closure
+
+    return _files_hash(source_closure(module))[:16]
+
+
+def labels_to_str(labels) -> str:
+    """A +-1 labeling as the string stored in an entry (``"+"`` for +1, ``"-"`` for -1)."""
+    return "".join("+" if v > 0 else "-" for v in labels)
+
+
+def labels_from_str(text: str) -> np.ndarray:
+    """The +-1 labeling of a stored string (:func:`labels_to_str`)."""
+    return np.array([1.0 if ch == "+" else -1.0 for ch in text])
+
+
+def _frontier_to_json(frontier) -> list:
+    """A search's frontier as ``[[partial labeling ("+", "-", "." = free), bound], ...]``."""
+    return [["".join("+" if v > 0 else "-" if v < 0 else "." for v in part), float(bound)]
+            for part, bound in frontier]
+
+
+def _frontier_from_json(items) -> list:
+    """The ``(partial labeling, bound)`` pairs of a stored frontier (:func:`_frontier_to_json`)."""
+    return [(np.array([1.0 if ch == "+" else -1.0 if ch == "-" else 0.0 for ch in text]), float(bound))
+            for text, bound in items]
+
+
+# ------------------------------------------------------------------------------------ certified lower bounds
+#: Data sets with stored certified lower bounds (:mod:`harness.certify`) and the splits the issue
+#: asks for: JMLR 2008 Table 8's g50c and Text rows (10 splits) and Uspst's one-versus-rest
+#: problems of split 0.  Problems are those of the common protocol on the JMLR 2008 splits with
+#: the Table 5 hyperparameters (:func:`harness.optima_bounds.bound_problems`).
+BOUND_SETS = {"g50c": 10, "text": 10, "uspst": 1}
+BOUNDS_FORMAT = 1
+#: The committed Table 8 runs whose objectives give the best value any registered solver reached.
+BOUND_RUNS_TABLE = "jmlr2008-table8"
+
+
+def _check_bound_set(dataset: str) -> None:
+    """Raise ``ValueError`` unless ``dataset`` is one of :data:`BOUND_SETS`."""
+    if dataset not in BOUND_SETS:
+        raise ValueError(f"no certified lower bounds for {dataset!r}; the bound sets: {', '.join(BOUND_SETS)}")
+
+
+def load_bounds(dataset: str, directory=None) -> dict:
+    """The stored lower bounds of a data set (an empty store if none exists yet)."""
+    from .protocol import ProtocolSettings
+
+    _check_bound_set(dataset)
+    path = _path(f"bounds-{dataset}.json", directory)
+    if not path.is_file():
+        s = ProtocolSettings.for_dataset(dataset)
+        return {"format": BOUNDS_FORMAT, "set": dataset, "kind": "certified lower bounds (harness.certify)",
+                "objective": "JMLR 2008 eq. 1 (p = 2, free bias) over labelings with round(u r) positives (eq. 3, "
+                             "exact r), as harness.protocol.protocol_objective computes it",
+                "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
+                "best_objective_from": f"reports/runs/{BOUND_RUNS_TABLE}/{dataset}.csv", "entries": {}}
+    store = json.loads(path.read_text("utf-8"))
+    if store.get("format") != BOUNDS_FORMAT:
+        raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {BOUNDS_FORMAT}")
+    return store
+
+
+def save_bounds(store: dict, directory=None) -> Path:
+    """Write a bound store (:func:`_save`) as ``bounds-<data set>.json``."""
+    return _save(store, f"bounds-{store['set']}.json", directory)
+
+
+def lookup_bound(problem: BinaryProblem, store: dict) -> dict | None:
+    """The stored bound of ``problem``, or None if missing or computed for a different problem."""
+    return lookup(problem, store, "bound", "optima build --bounds")
