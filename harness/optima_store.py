@@ -62,9 +62,14 @@ def load_store(set_name: str, directory=None) -> dict:
         return {"format": FORMAT, "set": set_name, "description": ref.description, "paper": ref.paper,
                 "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
                 "data": _data_checksums(ref), "entries": {}}
+    return _read(path, FORMAT)
+
+
+def _read(path: Path, fmt: int) -> dict:
+    """The store in ``path``; ValueError if it is not of format ``fmt``."""
     store = json.loads(path.read_text("utf-8"))
-    if store.get("format") != FORMAT:
-        raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {FORMAT}")
+    if store.get("format") != fmt:
+        raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {fmt}")
     return store
 
 
@@ -171,10 +176,7 @@ def load_bounds(dataset: str, directory=None) -> dict:
                              "exact r), as harness.protocol.protocol_objective computes it",
                 "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
                 "best_objective_from": f"reports/runs/{BOUND_RUNS_TABLE}/{dataset}.csv", "entries": {}}
-    store = json.loads(path.read_text("utf-8"))
-    if store.get("format") != BOUNDS_FORMAT:
-        raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {BOUNDS_FORMAT}")
-    return store
+    return _read(path, BOUNDS_FORMAT)
 
 
 def save_bounds(store: dict, directory=None) -> Path:
