@@ -28,6 +28,15 @@ def _id_order(pid: str):
 
 
 
+def _label_panel(ax, key, n_splits, xlabel, ylabel=None):
+    """Title a per-(data set, set name) panel of ICML 2013 Figs. 5-6 and label its axes (the y axis
+    only when ``ylabel`` is given: the first panel of a row)."""
+    ax.set_title(f"{key[0]} {key[1]} ({n_splits} splits)", fontsize=7.5)
+    ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+
+
 def _legend_below(fig, ax):
     """One legend under the panels (inside any panel it hid some points), from ``ax``'s labels."""
     handles, labels = ax.get_legend_handles_labels()
@@ -81,10 +90,7 @@ def _icml2013_fig5(fig, cells):
         ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.set_title(f"{key[0]} {key[1]} ({len(recs)} splits)", fontsize=7.5)
-        ax.set_xlabel("C = C*")
-        if i % ncols == 0:
-            ax.set_ylabel("J(f, y^)")
+        _label_panel(ax, key, len(recs), "C = C*", "J(f, y^)" if i % ncols == 0 else None)
     _legend_below(fig, ax)
 
 
@@ -120,10 +126,7 @@ def _icml2013_fig6(fig, data):
                     label=_METHOD_NAMES[m])
         ax.axhline(np.mean([r["path"] for r in recs]), color="black", ls="--", label=_METHOD_NAMES["path"])
         ax.set_yscale("log")
-        ax.set_title(f"{key[0]} {key[1]} ({len(recs)} splits)", fontsize=7.5)
-        ax.set_xlabel("steps / C* candidates")
-        if i % ncols == 0:
-            ax.set_ylabel("seconds")
+        _label_panel(ax, key, len(recs), "steps / C* candidates", "seconds" if i % ncols == 0 else None)
     _legend_below(fig, ax)
 
 
