@@ -214,6 +214,9 @@ def _add_reproduce_parser(sub) -> None:
                     help="take no cell from the results table, only from the cache folder (with an empty --cache: "
                          "recompute everything, e.g. under other package versions)")
     rp.add_argument("--no-progress", dest="no_progress", action="store_true", help="no progress bar")
+    rp.add_argument("--summary", action="store_true",
+                    help="print only each table's one-line verdict, not its values beside the paper's (the "
+                         "default with --all)")
     rp.set_defaults(func=commands.reproduce_command)
 
 

@@ -80,7 +80,6 @@ def data_info_command(args) -> int:
 def demo_command(args) -> int:
     """NIPS 2006 Table 1 (two moons) on a few realizations: every kernel solver and BB, no download."""
     import dataclasses
-    from pathlib import Path
 
     from s3vm_bench.solvers import REGISTRY, get_solver
 
@@ -325,14 +324,24 @@ def reproduce_command(args) -> int:
     except (ValueError, TypeError, ImportError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if not (args.all or args.summary):
+        for key in out:
+            print_report_head(reports / f"{key}.md")
     failed = sum(c.n_failed for cells in out.values() for c in cells)
     return 1 if failed else 0
 
 
+def print_report_head(path: Path) -> None:
+    """Print a table report's opening part: its title, verdict, legend and the values beside the paper's
+    (everything before the first ``## `` section); nothing when the report was not written."""
+    if not path.is_file():
+        return
+    head = path.read_text(encoding="utf-8").split("\n## ", 1)[0].rstrip()
+    print("\n" + head + "\n", flush=True)
+
+
 def figures_command(args) -> int:
     """``s3vm-bench figures``: paper figures (PNG + SVG) from stored results."""
-    from pathlib import Path
-
     from .figures import FIGURES, gallery_markdown, make_figures
 
     if args.list:

@@ -86,3 +86,18 @@ def test_out_names_the_work_folder_of_every_command(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Traceback" not in err
     assert main(["demo", "--out", ""]) == 2
+
+
+def test_reproduce_prints_the_values_beside_the_papers_unless_summary_is_asked(tmp_path, capsys):
+    from s3vm_bench.harness.cli import main
+
+    args = ["reproduce", "nips2006-table1", "--quick", "--splits", "1", "--from-cache", "--no-progress",
+            "--out", str(tmp_path / "w")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    # NIPS 2006 Table 1's published nabla-S3VM test error and objective, in brackets beside ours
+    assert "| Test error |" in out and "[59.3]" in out and "[13.64]" in out
+    assert "## Protocol" not in out  # only the head of the report, not its notes
+    assert main(args + ["--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "nips2006-table1:" in out and "[59.3]" not in out
