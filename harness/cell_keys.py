@@ -44,28 +44,43 @@ def _module_file(name: str) -> Path | None:
     return Path(spec.origin)
 
 
-def _local_imports(name: str, path: Path, roots: tuple) -> set:
-    """Modules under ``roots`` that module ``name`` (file ``path``) imports, by reading its AST."""
+@lru_cache(maxsize=None)
+def _import_statements(path: str, mtime_ns: int, size: int) -> tuple:
+    """``(level, module, names)`` of every import statement of the file at ``path``, from its AST
+    (``level`` 0 and ``names`` None for a plain ``import module``); cached per version of the
+    file (its modification time and size)."""
     import ast
 
+    out = []
+    for node in ast.walk(ast.parse(Path(path).read_bytes(), filename=path)):
+        if isinstance(node, ast.Import):
+            out.extend((0, alias.name, None) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            out.append((node.level, node.module, tuple(alias.name for alias in node.names)))
+    return tuple(out)
+
+
+def _local_imports(name: str, path: Path, roots: tuple) -> set:
+    """Modules under ``roots`` that module ``name`` (file ``path``) imports, by reading its AST."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            found.update(project_name(alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
+    stat = path.stat()
+    for level, module, names in _import_statements(str(path), stat.st_mtime_ns, stat.st_size):
+        if names is None:
+            found.add(project_name(module))
+        else:
+            if level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
+                base = base[:len(base) - level + 1]
+                mod = ".".join(base + ([module] if module else []))
             else:
-                mod = project_name(node.module or "")
+                mod = project_name(module or "")
             # ``from pkg import sub`` may name a submodule; ``from pkg import func`` names the
             # package itself: keep whichever exists.
-            subs = [project_name(f"{mod}.{alias.name}") for alias in node.names]
+            subs = [project_name(f"{mod}.{alias}") for alias in names]
             named = [m for m in subs if _module_file(m) is not None]
             found.update(named)
-            if len(named) < len(subs) or not node.names:
+            if len(named) < len(subs) or not names:
                 found.add(mod)
     return {m for m in found if m and m.split(".")[0] in roots}
 

@@ -663,7 +663,7 @@ def test_a_stopped_search_is_resumed_from_its_stored_frontier_to_the_certified_o
     ref = optima.REFERENCE_SETS["two_moons"]
     (prob,) = optima.binary_problems("two_moons", *ref.make(0), ref.settings)
     full = optima.certify(prob)
-    entry = optima.certify(prob, node_limit=3)
+    entry = optima.certify(prob, node_limit=20)  # the full search takes about 160 nodes
     assert not entry["certified"] and entry["frontier"] and entry["frontier_nodes"] == entry["nodes"]
     # The stored frontier is JSON (a partial labeling and a bound per pending node).
     assert json.loads(json.dumps(entry))["frontier"] == entry["frontier"]
@@ -672,7 +672,7 @@ def test_a_stopped_search_is_resumed_from_its_stored_frontier_to_the_certified_o
     while not chain["certified"]:
         assert chain["lower_bound"] <= full["objective"] * (1 + 1e-9)
         assert chain["closed_bound"] is None or chain["closed_bound"] <= chain["objective"] * (1 + 1e-9) + 1e-12
-        step = optima.certify(prob, node_limit=3, resume=chain, seed_labels=chain["labels"])
+        step = optima.certify(prob, node_limit=20, resume=chain, seed_labels=chain["labels"])
         assert step["resumed"] and step["frontier_nodes"] == chain["frontier_nodes"] + step["nodes"]
         chain, runs = optima.merge_entries(chain, step), runs + 1
         assert runs < 500

@@ -10,7 +10,8 @@ from s3vm_bench.data_registry import Dataset, Split
 from s3vm_bench.harness.grid import Cell, cell_key, execute_cell
 from s3vm_bench.harness.icml2006 import run_with_validation
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
-from s3vm_bench.harness.reproduce import _target_cell, aggregate, build_cells, load_targets, reproduce, select_and_best
+from s3vm_bench.harness.report_cells import _target_cell
+from s3vm_bench.harness.reproduce import aggregate, build_cells, load_targets, reproduce, select_and_best
 from s3vm_bench.harness.specs import (ICML2006_LAMBDAS, ICML2006_LU, ICML2006_SIGMA0, ICML2006_SIGMA_FACTORS, SPECS,
                            UNSPECIFIED, Config, get_spec, icml2006_costs)
 from s3vm_bench.solvers import get_solver
@@ -243,7 +244,7 @@ def test_targets_are_the_cells_the_specs_produce():
 
 
 def test_split_sizes_and_default_widths_match_the_data(data_env):
-    from scipy.spatial.distance import pdist
+    from sklearn.metrics.pairwise import euclidean_distances
 
     from s3vm_bench.data_registry import load_dataset, make_splits
 
@@ -252,8 +253,8 @@ def test_split_sizes_and_default_widths_match_the_data(data_env):
         s = make_splits(ds, "icml2006", n_splits=1)[0]
         assert (s.labeled.size, s.unlabeled.size) == (l, u)
         assert s.validation.size > 0 and s.test.size > 0
-        X = ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X
-        med = float(np.median(pdist(X)))
+        D = euclidean_distances(ds.X)  # sparse-aware (Text)
+        med = float(np.median(D[np.triu_indices(D.shape[0], 1)]))
         assert ICML2006_SIGMA0[name] == pytest.approx(med, rel=1e-3), name  # 4 significant digits
 
 
