@@ -60,6 +60,16 @@ def project(name: str):
 solvers = project("solvers")
 
 
+def warm_up_bb() -> None:
+    """Compile (or load from numba's cache) the branch-and-bound kernels, so that a timed fit does not
+    include it; nothing on a commit before the compiled kernels."""
+    try:
+        warm_up = project("solvers.bb").warm_up
+    except (ImportError, AttributeError):
+        return
+    warm_up()
+
+
 def gram(X, settings):
     """The protocol's kernel matrix of ``X`` (Gaussian of width ``settings.sigma``, or linear)."""
     try:

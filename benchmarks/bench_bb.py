@@ -51,12 +51,7 @@ class Certify:
         entry = lookup(problem, load_store(set_name))
         if entry is None or not entry.get("certified"):
             raise NotImplementedError(f"no certified stored optimum for {set_name} {problem.key} in this commit")
-        try:
-            warm_up = P.project("solvers.bb").warm_up
-        except (ImportError, AttributeError):  # a commit before the compiled kernels
-            pass
-        else:
-            warm_up()
+        P.warm_up_bb()
         s = ref.settings
         K = P.gram(problem.X, s)
         seed = labels_from_str(entry["labels"])

@@ -49,12 +49,7 @@ class Fit:
         if solver == "bb":
             # Its numba kernels compile (or load from the cache) on first use in a process:
             # seconds that are not part of a fit.
-            try:
-                warm_up = P.project("solvers.bb").warm_up
-            except (ImportError, AttributeError):  # a commit before the compiled kernels
-                pass
-            else:
-                warm_up()
+            P.warm_up_bb()
 
     def _run(self):
         p = self.problem
