@@ -61,7 +61,6 @@ import numpy as np
 
 from ._atomic import append_line, atomic_write, read_lines
 from .figure_data_boundaries import icml2006_fig4, jmlr2008_fig1
-from .figure_data_records import FIG9_T_END, _fig9_params  # noqa: F401 (re-exported)
 from .figure_data_records import _Records, biased_split, jmlr2008_fig9, jmlr2008_fig10, sigir2006_curves
 from .paths import work_dir
 

@@ -24,7 +24,7 @@ from s3vm_bench.solvers import get_solver
 
 from ._atomic import append_line, atomic_write, read_lines
 from .protocol import ProtocolSettings, run_split
-from .specs import SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME
+from .paper_settings import SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME
 
 __all__ = ["biased_split", "jmlr2008_fig9", "jmlr2008_fig10", "sigir2006_curves", "SIGIR_SETS", "SIGIR_LABELS",
            "SIGIR_SPLITS", "SIGIR_METHODS"]

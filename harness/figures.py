@@ -43,8 +43,6 @@ from s3vm_bench import PACKAGE_DIR
 from . import figures_boundaries, figures_experiments, figures_losses  # noqa: F401
 from ._atomic import atomic_write
 from .figure_registry import FIGURES, REPORTS_DIR, FigureSpec, MissingData, _Stored  # noqa: F401
-from .figures_experiments import _SIGIR_ALL  # noqa: F401
-from .figures_losses import _da_effective_loss  # noqa: F401
 from .paths import work_dir
 
 __all__ = ["FIGURES", "FigureSpec", "MissingData", "make_figure", "make_figures", "gallery_markdown",

@@ -31,7 +31,6 @@ from datetime import datetime, timezone
 
 from .backends import iter_results
 from .cache import ResultCache, check_row
-from .cell_keys import _DEFAULT_PROTOCOL_MODULES  # noqa: F401 (re-exported)
 from .cell_keys import (PROTOCOL_MODULES, PROTOCOL_PARAMS, PROTOCOL_SOLVERS, Cell, cell_key, check_solver_params,
                         code_text, data_digest, declared_versions, solver_source_hash, solver_version, source_closure)
 

@@ -39,15 +39,15 @@ from pathlib import Path
 from s3vm_bench import import_name
 from s3vm_bench.solvers.numerics import check_int
 
-# The steps' names, private ones included, are imported for the callers of this module (the CLI,
-# the plan and verify commands, the tests).
-from .aggregates import _AGGREGATES, aggregate  # noqa: F401
+# The public names of the steps are imported for the callers of this module (the CLI, the plan
+# and verify commands).
+from .aggregates import aggregate  # noqa: F401
 from .grid import ResultCache, run_cells, store_rows
-from .grid_aggregates import SelectedAndBest, _table10_implied_variances, select_and_best  # noqa: F401
+from .grid_aggregates import SelectedAndBest, select_and_best  # noqa: F401
 from .paths import SHIPPED_RESULTS, work_dir
-from .report_cells import NO_SPREAD, REPORTS_DIR, ReportCell, _target_cell, load_targets  # noqa: F401
+from .report_cells import NO_SPREAD, REPORTS_DIR, ReportCell, load_targets  # noqa: F401
 from .specs import Config, TableSpec, get_spec
-from .table_cells import _Planned, _resolve_settings, build_cells, select_cells  # noqa: F401
+from .table_cells import build_cells, select_cells  # noqa: F401
 from .table_report import (DIFFERENCES, _update_index, provenance, table_verdict, write_cells_csv,  # noqa: F401
                            write_index, write_report)
 

@@ -17,132 +17,17 @@ printed at the top of each report.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
 
 from .icml2013 import DATASETS as ICML2013_DATASETS
 from .icml2013 import KEY as ICML2013_KEY
 from .icml2013 import TITLE as ICML2013_TITLE
+from .paper_settings import (ICML2006_LAMBDAS, ICML2006_LU, ICML2006_SIGMA0, ICML2006_SIGMA_FACTORS, LAPSVM_GRAPH,
+                             SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME, SIGIR2006_TABLE9_LU, icml2006_costs)
+from .spec_types import Config, TableSpec
 
 __all__ = ["Config", "TableSpec", "SPECS", "UNSPECIFIED", "get_spec", "JMLR_ROWS", "JMLR_METHODS",
-           "icml2006_costs", "ICML2006_LAMBDAS", "ICML2006_SIGMA_FACTORS", "ICML2006_LU", "ICML2006_SIGMA0"]
-
-
-@dataclass(frozen=True)
-class Config:
-    """One column of a table: a registered solver with its parameters and protocol settings.
-
-    ``settings`` overrides :meth:`harness.protocol.ProtocolSettings.for_dataset`; the extra key
-    ``C_star_factor`` sets C* to that multiple of the data set's C, and ``sigma_factor`` /
-    ``C_factor`` scale the Table 5 values (JMLR 2008 Table 9's grid). ``dataset_params`` maps a
-    data set name to solver parameters that override ``params`` on that data set only (the
-    graph of LapSVM in JMLR 2008 Table 15).
-    """
-
-    label: str
-    solver: str
-    params: dict = field(default_factory=dict)
-    settings: dict = field(default_factory=dict)
-    dataset_params: dict = field(default_factory=dict)
-
-    def params_for(self, dataset: str) -> dict:
-        """The solver's parameters on ``dataset``: ``params`` updated by ``dataset_params[dataset]``."""
-        return dict(self.params) | dict(self.dataset_params.get(dataset, {}))
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """One published table and how to regenerate it.
-
-    Parameters
-    ----------
-    key : str
-        ``<paper>-table<N>``, the name of the targets file and of the report.
-    title : str
-    rows : tuple of (row label, data set)
-        Row labels are those of the targets file; data sets are catalog names (or reference-set
-        names with ``protocol="reference"``).
-    configs : tuple of Config
-    metrics : tuple of (suffix, metric)
-        ``layout="dataset_rows"``: target column = config label (+ " " + suffix when not empty).
-        ``layout="metric_rows"``: target row = suffix, column = config label, one data set.
-        ``layout="method_rows"``: target row = config label (+ " " + suffix), column = row label
-        (the paper's table is transposed: methods down, data sets across).
-        ``layout="method_rows_by_metric"``: target row = config label, column = row label + " " +
-        suffix (+ " selected" / " best" for ``model_selection``; ICML 2006 Tables 4-5).
-        Metrics: ``unlabeled_error``, ``test_error`` (in %), ``unlabeled_error_rate``,
-        ``test_error_rate`` (the same errors as fractions), ``objective``, ``seconds_per_binary``.
-    aggregate : {"mean", "rank", "kendall", "relative_improvement", "variance", "success_count", "model_selection"}
-        ``mean``: mean and sample std over splits. ``rank``: JMLR 2008 Table 7, the configs ranked
-        by objective on every (data set, split), ranks averaged (single row ``average rank``).
-        ``relative_improvement`` / ``variance``: JMLR 2008 Tables 9 / 10 over ``grid``.
-        ``success_count``: ICML 2006 Table 2, the number of splits whose metric is exactly 0 (no
-        unlabeled error), per (data set, config), the maximum over ``grid`` when there is one.
-        ``model_selection``: ICML 2006 Tables 4-5, over ``grid`` (protocol ``"icml2006"``, whose
-        rows carry a validation error): "selected" = mean over splits of the metric at the setting
-        with the lowest validation error of the split (ties: the first in grid order), "best" = the
-        minimum over the settings of the mean over splits.
-    grid : tuple of dict
-        Settings overrides swept for ``relative_improvement``/``variance`` (first = default) and
-        ``success_count``. A ``sigma_factor`` / ``C_factor`` that a config's ``settings`` also
-        sets is multiplied by it (a column's own scaling of the grid).
-    splits : tuple of int, optional
-        Split indices to run (default: ``range(n_splits)``).
-    split_kwargs : dict
-        Extra arguments of the split protocol (``data_registry.make_splits``), e.g. SIGIR 2006's
-        ``n_labeled``.
-    unavailable : dict
-        Data set -> why its row cannot be run here (a set we do not hold, or a protocol value the
-        paper does not print); those rows are reported as skipped with the reason.
-    dataset_settings : dict, optional
-        Data set -> :class:`harness.protocol.ProtocolSettings` fields that replace JMLR 2008
-        Table 5's as the base of the cells' settings (the grid's factors scale them).
-    stored_optima : dict, optional
-        Data set -> name of a :mod:`harness.optima` reference set with the same splits and
-        settings. The report then adds a column ``"<stored_optima_of> (stored optima)"``: the
-        metrics of the stored branch-and-bound optima of the same splits (read, not recomputed),
-        beside the paper's values of column ``stored_optima_of`` (aggregate ``"mean"`` only).
-    stored_optima_of : str
-        The config label whose paper values the stored-optima column is compared to.
-    no_paper_rows : tuple of str
-        Row labels the paper does not have (stand-ins on data we hold for sets we do not): reported
-        beside the paper's rows, without a paper value, so never judged.
-    report : str
-        ``"module:function"`` of the table's own report writer, for a table whose protocol runs
-        every column in one cell (ICML 2013 Table 2: each method with its own model selection over
-        the protocol's grid): ``function(spec, planned, rows, directory)`` writes ``<key>.md`` and
-        ``<key>.csv`` and returns the report cells, in place of ``aggregate`` and the common report.
-        Its cells carry no settings (the protocol holds its grid) and take no extra columns
-        (``reproduce --solvers``). Empty: the common report.
-    """
-
-    key: str
-    title: str
-    rows: tuple
-    configs: tuple
-    metrics: tuple = (("", "unlabeled_error"),)
-    layout: str = "dataset_rows"
-    protocol: str = "jmlr2008"
-    n_splits: int = 10
-    quick_splits: int = 2
-    splits: tuple | None = None
-    aggregate: str = "mean"
-    grid: tuple = ()
-    notes: tuple = ()
-    split_kwargs: dict = field(default_factory=dict)
-    unavailable: dict = field(default_factory=dict)
-    dataset_settings: dict = field(default_factory=dict)
-    stored_optima: dict = field(default_factory=dict)
-    stored_optima_of: str = "BB"
-    no_paper_rows: tuple = ()
-    report: str = ""
-
-    @property
-    def paper(self) -> str:
-        return self.key.split("-")[0]
-
-    def split_indices(self, quick: bool = False) -> list[int]:
-        idx = list(self.splits) if self.splits is not None else list(range(self.n_splits))
-        return idx[: self.quick_splits] if quick else idx
+           "icml2006_costs", "ICML2006_LAMBDAS", "ICML2006_SIGMA_FACTORS", "ICML2006_LU", "ICML2006_SIGMA0",
+           "LAPSVM_GRAPH", "SIGIR2006_LAMBDA", "SIGIR2006_LAMBDA_PRIME", "SIGIR2006_TABLE9_LU"]
 
 
 # ----------------------------------------------------------------------------- JMLR 2008
@@ -197,58 +82,6 @@ def _jmlr_grid():
     return tuple(grid)
 
 
-#: JMLR 2008 Table 15: the graph of LapSVM and of the hybrid on each data set. Footnote 16 says
-#: these "were chosen based on experiments in Sindhwani et al. (2005) without any extensive
-#: tuning". That paper is not among ../shared/papers: the (neighbours, Laplacian power) for g50c,
-#: Text (PCMAC), Uspst and Coil20 are those later LapSVM work attributes to it (Melacci & Belkin,
-#: JMLR 2011; recalled, not checked against a copy). Coil3 takes Coil20's, Isolet Uspst's (it was
-#: not in that paper), 2moons the reference code's defaults (6, 1). Everywhere binary weights, the
-#: normalized Laplacian and gamma_I / gamma_A = 100: one value for all data sets, fixed after one
-#: look at LapSVM with 1, 100 and 1e4 on splits 0-2 of g50c, 2moons and Coil3, not tuned per data
-#: set. The base kernel and C are the protocol's (JMLR 2008 Table 5), not Sindhwani et al.'s.
-_GRAPH_COMMON = {"gamma_ratio": 100.0, "graph_weights": "binary", "normalized_laplacian": True}
-LAPSVM_GRAPH = {
-    "g50c": {"n_neighbors": 50, "laplacian_power": 5} | _GRAPH_COMMON,
-    "text": {"n_neighbors": 50, "laplacian_power": 5} | _GRAPH_COMMON,
-    "uspst": {"n_neighbors": 10, "laplacian_power": 2} | _GRAPH_COMMON,
-    "isolet": {"n_neighbors": 10, "laplacian_power": 2} | _GRAPH_COMMON,
-    "coil20": {"n_neighbors": 2, "laplacian_power": 1} | _GRAPH_COMMON,
-    "coil3": {"n_neighbors": 2, "laplacian_power": 1} | _GRAPH_COMMON,
-    "2moons": {"n_neighbors": 6, "laplacian_power": 1} | _GRAPH_COMMON,
-}
-
-#: ICML 2006 Sec. 4's grid (the only one the paper prints): lambda' = 1, lambda in
-#: {1e-4, 1e-3, 1e-2, 1e-1}, sigma in {1/8, ..., 8} x a default width. Grid order: lambda outer,
-#: sigma inner, both ascending (the tie rule of the model selection of Tables 4-5 depends on it).
-ICML2006_LAMBDAS = (1e-4, 1e-3, 1e-2, 1e-1)
-ICML2006_SIGMA_FACTORS = tuple(2.0 ** k for k in range(-3, 4))
-
-
-def icml2006_costs(lam: float, l: int, u: int, lambda_prime: float = 1.0, kappa: float = 2.0) -> tuple:
-    """The protocol's (C, C*) for ICML 2006 eq. (4)'s lambda, lambda' with l labeled and u unlabeled points.
-
-    DESIGN.md "Two parameterizations": C = 1/(kappa lambda l) and C* = lambda'/(kappa lambda u),
-    kappa = 2 for the quadratic hinge and the squared loss (ICML's losses carry a 1/2), 1 for the
-    hinge (solvers/da.py module docstring).
-
-    Parameters
-    ----------
-    lam, lambda_prime : float
-        Positive regularization weights.
-    l, u : int
-        Positive numbers of labeled and unlabeled points.
-    kappa : float, default=2.0
-
-    Returns
-    -------
-    (C, C_star) : tuple of float
-    """
-    for name, v in (("lam", lam), ("lambda_prime", lambda_prime), ("kappa", kappa), ("l", l), ("u", u)):
-        if not v > 0:
-            raise ValueError(f"{name} must be > 0, got {v!r}")
-    return 1.0 / (kappa * lam * l), lambda_prime / (kappa * lam * u)
-
-
 #: ICML 2006 Table 2: 2 labeled points, 198 unlabeled (both data sets hold 200 points).
 _ICML_L, _ICML_U = 2, 198
 
@@ -269,17 +102,6 @@ _SVMLIGHT_NOTE = ("'SVMlight' (the paper's ref. [9], Joachims' TSVM with the hin
                   "dual) at the same C and C*; SVMlight's own switching and annealing details differ. The "
                   "objective is recomputed as for every column (quadratic hinge).")
 
-#: SIGIR 2006 Sec. 4: lambda = 0.001 everywhere, lambda' = 1 except auto-vs-aviation and ccat (10).
-#: Per data set we hold: pcmac (our ``text``) and the two 20 Newsgroups pairs that stand in for the
-#: sets we do not hold -- rec.autos vs rec.motorcycles for auto-vs-aviation (UseNet vehicles, its
-#: lambda' = 10) and sci.electronics vs sci.space for ccat / gcat (the default lambda' = 1). The
-#: learning curves (harness.figure_data) and Table 9 read the same values.
-SIGIR2006_LAMBDA = 0.001
-SIGIR2006_LAMBDA_PRIME = {"text": 1.0, "news-autos-motorcycles": 10.0, "news-electronics-space": 1.0}
-#: SIGIR 2006 Table 9: (l, u) of split 0 of data_registry.sigir2006_splits at the low end of our
-#: learning curves, l = 45: u = n - n_test - l with n_test = 486 for pcmac (the paper's l + u =
-#: 1460), a quarter of the points otherwise (tests/test_reproduce.py recomputes them).
-SIGIR2006_TABLE9_LU = {"text": (45, 1415), "news-autos-motorcycles": (45, 1445), "news-electronics-space": (45, 1434)}
 _SIGIR_PARAMS = {"param": "sigir", "lam": SIGIR2006_LAMBDA, "lam_u": 1.0}
 _SIGIR_LAM_U = {d: {"lam_u": v} for d, v in SIGIR2006_LAMBDA_PRIME.items() if v != _SIGIR_PARAMS["lam_u"]}
 
@@ -292,15 +114,6 @@ def _sigir9_base(dataset: str) -> dict:
 
 
 _SIGIR9_PCMAC = _sigir9_base("text")
-
-
-#: ICML 2006 Tables 4-5: (l, u) of our icml2006 splits (data_registry.icml2006_splits: Table 3's
-#: sizes; eset2 scaled to the 1620 of its 2700 points that we hold: l, u, v, t = 20, 782, 8, 810).
-ICML2006_LU = {"usps2": (93, 1000), "coil6": (90, 1008), "text": (37, 1410), "eset2": (20, 782)}
-#: The default width sigma0 of ICML 2006 Sec. 4 ("a default value based on pairwise distances
-#: between examples in the dataset", not given): the median Euclidean distance over all pairs of
-#: points of the data set we hold (4 significant digits; tests/test_icml2006.py recomputes it).
-ICML2006_SIGMA0 = {"usps2": 8.050, "coil6": 852.2, "text": 1.409, "eset2": 12.09}
 
 
 def _icml2006_base(dataset: str) -> dict:

@@ -31,7 +31,7 @@ import numpy as np
 
 from s3vm_bench.solvers.numerics import check_int
 
-from .grid import ResultCache, execute_cell
+from .grid import execute_cell
 from .results import blas_info
 
 #: Results compared exactly (up to 1e-12), and the objective's relative tolerance by default.

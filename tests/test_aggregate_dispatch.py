@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-import s3vm_bench.harness.reproduce as reproduce
+import s3vm_bench.harness.aggregates as aggregates
 from s3vm_bench.harness.reproduce import ReportCell, aggregate, build_cells
 from s3vm_bench.harness.specs import SPECS, Config, TableSpec
 
@@ -15,8 +15,8 @@ def _toy_spec(**kw):
 
 
 def test_every_aggregate_of_the_committed_specs_has_a_function():
-    assert {spec.aggregate for spec in SPECS.values()} <= set(reproduce._AGGREGATES)
-    assert set(reproduce._AGGREGATES) == {"mean", "rank", "kendall", "success_count", "model_selection",
+    assert {spec.aggregate for spec in SPECS.values()} <= set(aggregates._AGGREGATES)
+    assert set(aggregates._AGGREGATES) == {"mean", "rank", "kendall", "success_count", "model_selection",
                                           "relative_improvement", "variance"}
 
 
@@ -35,7 +35,7 @@ def test_aggregate_dispatches_to_the_registered_function_with_done_and_failed_ro
         seen.append(a)
         return [ReportCell("r", "c", "%", None, "", 1.0, None, len(a.done), len(a.failed))]
 
-    monkeypatch.setitem(reproduce._AGGREGATES, "toy-kind", fake)
+    monkeypatch.setitem(aggregates._AGGREGATES, "toy-kind", fake)
     spec = dataclasses.replace(_toy_spec(), aggregate="toy-kind")
     planned, _ = build_cells(spec)
     rows = [{"status": "done", "unlabeled_error": 0.1} if p.config == 0 else {"status": "timeout"} for p in planned]

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from s3vm_bench.harness.reproduce import _table10_implied_variances, aggregate, build_cells, load_targets
+from s3vm_bench.harness.grid_aggregates import _table10_implied_variances
+from s3vm_bench.harness.reproduce import aggregate, build_cells, load_targets
 from s3vm_bench.harness.specs import Config, TableSpec, get_spec
 
 _JMLR_COLUMNS = ("nabla-S3VM", "cS3VM", "CCCP", "S3VM-light", "nabla-DA", "Newton")

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from s3vm_bench.harness import figure_data as fd
+from s3vm_bench.harness import figure_data_records as fdr
 from s3vm_bench.harness import figures as F
+from s3vm_bench.harness import figures_experiments as FE
+from s3vm_bench.harness import figures_losses as FL
 from s3vm_bench.harness.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -90,7 +93,7 @@ def inputs(tmp_path_factory):
                                         "light_l1": {"1": 0.1, "5": 0.4}, "cccp_b": {"1": 0.2, "5": 1.0}}) + "\n"
                             for s in (0, 1)))
     sigir = d / "sigir2006-curves.jsonl"
-    _curves(sigir, F._SIGIR_ALL, ("SVM", "TSVM S=1", "TSVM S=10", "TSVM S=100", "TSVM S=max", "MFA", "MFA T=1",
+    _curves(sigir, FE._SIGIR_ALL, ("SVM", "TSVM S=1", "TSVM S=10", "TSVM S=100", "TSVM S=max", "MFA", "MFA T=1",
                                   "MFA T=0.1", "MFA T=0.01", "MFA T=0.001", "MFA T=0.2", "MFA T=0.02", "MFA T=0.002"))
     fig9 = d / "jmlr2008-fig9.jsonl"
     fig9.write_text("".join(json.dumps({"method": m, "steps": k, "unlabeled_error": e}) + "\n"
@@ -210,13 +213,13 @@ def test_cli_list_and_errors(capsys, tmp_path):
 def test_da_effective_loss_limits():
     # T -> 0 recovers min(V(t), V(-t)) (JMLR 2008 Fig. 4 caption); tiny T is close to it.
     t = np.linspace(-2, 2, 41)
-    exact = F._da_effective_loss(t, 0.0, "l2")
-    np.testing.assert_allclose(F._da_effective_loss(t, 1e-4, "l2"), exact, atol=1e-3)
+    exact = FL._da_effective_loss(t, 0.0, "l2")
+    np.testing.assert_allclose(FL._da_effective_loss(t, 1e-4, "l2"), exact, atol=1e-3)
     # Large T: the mean of V(t) and V(-t) (p* -> 1/2), after the T log 2 shift.
     from s3vm_bench.solvers._losses import squared_hinge_loss
 
     mean = 0.5 * (squared_hinge_loss(t).value + squared_hinge_loss(-t).value)
-    np.testing.assert_allclose(F._da_effective_loss(t, 1e4, "l2"), mean, atol=2e-3)
+    np.testing.assert_allclose(FL._da_effective_loss(t, 1e4, "l2"), mean, atol=2e-3)
 
 
 # ------------------------------------------------------------------ harness.figure_data
@@ -226,20 +229,20 @@ def test_fig9_params_give_k_annealing_steps(k):
     from s3vm_bench.solvers._mean_output import c_star_schedule
     from s3vm_bench.solvers.s3vm_light import anneal_schedule
 
-    light = fd._fig9_params("S3VM-light", k)
+    light = fdr._fig9_params("S3VM-light", k)
     sched = anneal_schedule(31.0, light["anneal_start"], light.get("anneal_factor", 1.5))
     assert sched.size == k and sched[-1] == 31.0
-    assert c_star_schedule(31.0, fd._fig9_params("Newton", k)["anneal_steps"], 2.0 ** -9).size == k
-    cccp = fd._fig9_params("CCCP", k)
+    assert c_star_schedule(31.0, fdr._fig9_params("Newton", k)["anneal_steps"], 2.0 ** -9).size == k
+    cccp = fdr._fig9_params("CCCP", k)
     assert cccp["anneal"] == (k > 1) and cccp["anneal_steps"] == k
-    da = fd._fig9_params("DA", k)
+    da = fdr._fig9_params("DA", k)
     assert da.pop("select") == "last"  # JMLR's DA: the final iterate, as in Table 2
-    assert "select" not in fd._fig9_params("nabla-DA", k)  # grad_da has no such choice
+    assert "select" not in fdr._fig9_params("nabla-DA", k)  # grad_da has no such choice
     if k == 1:
-        assert da == {"T_fixed": fd.FIG9_T_END}
+        assert da == {"T_fixed": fdr.FIG9_T_END}
     else:
         assert da["max_anneal"] == k
-        assert da["T0"] / da["R"] ** (k - 1) == pytest.approx(fd.FIG9_T_END)
+        assert da["T0"] / da["R"] ** (k - 1) == pytest.approx(fdr.FIG9_T_END)
 
 
 def test_records_resume_and_atomic_finish(tmp_path):

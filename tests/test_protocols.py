@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+import s3vm_bench.harness.cell_keys as cell_keys
 import s3vm_bench.harness.grid as grid
 import s3vm_bench.harness.protocols as protocols
 from s3vm_bench.harness.grid import Cell, execute_cell
@@ -58,7 +59,7 @@ def test_the_cache_key_does_not_depend_on_the_protocol_objects():
     # and this module is neither listed nor versioned (editing it must rerun nothing).
     assert set(PROTOCOLS) <= set(grid.PROTOCOL_MODULES)
     assert not hasattr(protocols, "RESULT_VERSION")
-    for modules in [*grid.PROTOCOL_MODULES.values(), grid._DEFAULT_PROTOCOL_MODULES]:
+    for modules in [*grid.PROTOCOL_MODULES.values(), cell_keys._DEFAULT_PROTOCOL_MODULES]:
         assert "harness.protocols" not in modules
         closure = {}
         for m in modules:

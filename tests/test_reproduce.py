@@ -9,7 +9,9 @@ import pytest
 
 import s3vm_bench.harness.grid as grid
 from s3vm_bench.harness.cli import main
-from s3vm_bench.harness.reproduce import ReportCell, _resolve_settings, _target_cell, load_targets, reproduce, table_verdict
+from s3vm_bench.harness.report_cells import _target_cell
+from s3vm_bench.harness.reproduce import ReportCell, load_targets, reproduce, table_verdict
+from s3vm_bench.harness.table_cells import _resolve_settings
 from s3vm_bench.harness.specs import SPECS, UNSPECIFIED, Config, get_spec
 
 
