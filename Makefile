@@ -18,12 +18,13 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/s3vm-bench demo
 
-# Default run: everything but the `slow` and `network` markers (see pyproject.toml).
+# Default run: everything but the `slow` and `network` markers (see pyproject.toml), on one
+# pytest-xdist worker per core (`.venv/bin/python -m pytest` runs the same tests in one process).
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 test-all: $(STAMP)
-	$(PY) -m pytest -m "not network"
+	$(PY) -m pytest -n auto -m "not network"
 
 # asv (README "Benchmarks (asv)"): data through the pooch mirror ../shared/data, absolute because
 # asv runs the benchmarks from its own folders; both variables can be overridden.
