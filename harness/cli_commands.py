@@ -283,38 +283,9 @@ def reproduce_command(args) -> int:
     cache = Path(args.cache) if args.cache else wd.cache
     results = Path(args.results) if args.results else reports / "runs"
     if args.verify is not None:
-        from .verify import verify
-
-        if args.plan or args.from_cache:
-            print("error: --verify runs only the check; it does not combine with --plan or --from-cache",
-                  file=sys.stderr)
-            return 2
-
-        try:
-            checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
-                            quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
-                            params=params, cache_dir=cache, results=results,
-                            read_table=not args.no_table, echo=lambda m: print(m, flush=True))
-        except (ValueError, TypeError, DataFetchError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        return 0 if all(c.same for c in checks) else 1
+        return _reproduce_verify(args, keys, params, cache, results)
     if args.plan:
-        import os
-
-        from .plan import format_plan, plan
-
-        try:
-            rows, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-                                         solvers=args.solvers, params=params, cache_dir=cache,
-                                         results=results,
-                                         read_table=not args.no_table)
-        except (ValueError, TypeError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
-        print(format_plan(rows, total, n_cores=jobs))
-        return 0
+        return _reproduce_plan(args, keys, params, cache, results)
     try:
         out = reproduce(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
                         params=params, cache_dir=cache, results=results, reports_dir=reports, n_jobs=args.jobs,
@@ -329,6 +300,45 @@ def reproduce_command(args) -> int:
             print_report_head(reports / f"{key}.md")
     failed = sum(c.n_failed for cells in out.values() for c in cells)
     return 1 if failed else 0
+
+
+def _reproduce_verify(args, keys, params, cache, results) -> int:
+    """``reproduce --verify N``: rerun N cached cells and compare (exit status 1 if one differs)."""
+    from s3vm_bench.data_registry import DataFetchError
+
+    from .verify import verify
+
+    if args.plan or args.from_cache:
+        print("error: --verify runs only the check; it does not combine with --plan or --from-cache",
+              file=sys.stderr)
+        return 2
+    try:
+        checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
+                        quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
+                        params=params, cache_dir=cache, results=results,
+                        read_table=not args.no_table, echo=lambda m: print(m, flush=True))
+    except (ValueError, TypeError, DataFetchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0 if all(c.same for c in checks) else 1
+
+
+def _reproduce_plan(args, keys, params, cache, results) -> int:
+    """``reproduce --plan``: the cells cached and missing per table and data set, and the time estimate."""
+    import os
+
+    from .plan import format_plan, plan
+
+    try:
+        rows, total = plan(keys, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
+                           solvers=args.solvers, params=params, cache_dir=cache, results=results,
+                           read_table=not args.no_table)
+    except (ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+    print(format_plan(rows, total, n_cores=jobs))
+    return 0
 
 
 def print_report_head(path: Path) -> None:
