@@ -435,6 +435,13 @@ class BranchAndBoundS3VM(BaseS3VM):
         ``n_iter`` is the node count; ``info`` holds the :class:`BBResult` fields (``labels``,
         ``objective``, ``lower_bound``, ``gap``, ``status``, ``nodes``, ``seconds``, ...) and
         ``r``, ``n_positive``.
+
+    References
+    ----------
+    .. [1] O. Chapelle, V. Sindhwani and S. S. Keerthi. Branch and bound for semi-supervised support vector
+           machines. In *Advances in NIPS 19*, 2007.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     balance = "threshold"

@@ -76,6 +76,13 @@ class CCCP(MeanOutputS3VM):
     whether the labels converged, and objective (5) with p = 2 (which CCCP never increases).
     ``n_iter_`` counts CCCP iterations (convex problems solved) of the retained solve.
     ``stop_reason_``: ``"labels_converged"`` or ``"max_cccp_iter"`` at the last stage.
+
+    References
+    ----------
+    .. [1] R. Collobert, F. Sinz, J. Weston and L. Bottou. Large scale transductive SVMs. *Journal of Machine
+           Learning Research*, 7:1687-1712, 2006.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     _accepts_sparse = True

@@ -115,6 +115,13 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
     ----------
     ``binary_fits_[k].info["trace"]``: per stage gamma, L-BFGS iterations and message, smoothed
     objective and objective (5) with p = 2 (only the stages that ran).
+
+    References
+    ----------
+    .. [1] O. Chapelle, M. Chi and A. Zien. A continuation method for semi-supervised SVMs. In *Proc. ICML*,
+           2006.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     _accepts_sparse = True

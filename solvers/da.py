@@ -289,6 +289,13 @@ class DA(_AnnealingParams, BaseS3VM):
     -----
     ``n_iter_`` counts f-steps (alternations). ``stop_reason_``: ``"entropy<epsilon"``,
     ``"max_anneal"``, or for ``T_fixed`` ``"fixed_T:kl<epsilon"`` / ``"fixed_T:max_inner"``.
+
+    References
+    ----------
+    .. [1] V. Sindhwani, S. S. Keerthi and O. Chapelle. Deterministic annealing for semi-supervised kernel
+           machines. In *Proc. ICML*, 2006.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     _accepts_sparse = True  # only the Gram matrix is used (X X^T for the linear kernel)

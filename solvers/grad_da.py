@@ -148,6 +148,13 @@ class GradDA(_AnnealingParams, BaseS3VM):
     -----
     ``n_iter_`` counts L-BFGS iterations over all temperatures. ``stop_reason_``:
     ``"entropy<epsilon"``, ``"max_anneal"`` or ``"fixed_T"``.
+
+    References
+    ----------
+    .. [1] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
+    .. [2] V. Sindhwani, S. S. Keerthi and O. Chapelle. Deterministic annealing for semi-supervised kernel
+           machines. In *Proc. ICML*, 2006.
     """
 
     _accepts_sparse = True  # rbf: only the Gram matrix is used; linear: Z = X works sparse

@@ -446,6 +446,13 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
     ``binary_fits_[k].info["trace"]``: per stage, C*, L-BFGS iterations and message, objective
     (14) and objective (5) with p = 2 (only the stages that ran). ``n_iter_`` counts L-BFGS
     iterations of the retained solve.
+
+    References
+    ----------
+    .. [1] O. Chapelle and A. Zien. Semi-supervised classification by low density separation. In *Proc.
+           AISTATS*, 2005.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     _accepts_sparse = True

@@ -77,6 +77,13 @@ class LapSVM(DeformedKernelMixin, SVM):
     -----
     UserWarning
         The kNN graph is disconnected.
+
+    References
+    ----------
+    .. [1] M. Belkin, P. Niyogi and V. Sindhwani. Manifold regularization: a geometric framework for learning
+           from labeled and unlabeled examples. *Journal of Machine Learning Research*, 7:2399-2434, 2006.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     _parameter_constraints: dict = {**SVM._parameter_constraints, "kernel": [Options({"rbf"})],

@@ -41,6 +41,13 @@ class BalancedLapSVM(DeformedKernelMixin, BalancedSVM):
     binary_fits_ : list of BinaryFit
         ``info`` adds ``r``, ``n_pos_target`` and ``bias_shift`` (subtracted from LapSVM's own
         bias), as for :class:`solvers.svm_balanced.BalancedSVM`.
+
+    References
+    ----------
+    .. [1] M. Belkin, P. Niyogi and V. Sindhwani. Manifold regularization: a geometric framework for learning
+           from labeled and unlabeled examples. *Journal of Machine Learning Research*, 7:2399-2434, 2006.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Branch and bound for semi-supervised support vector
+           machines. In *Advances in NIPS 19*, 2007.
     """
 
     _parameter_constraints: dict = {**BalancedSVM._parameter_constraints, "kernel": [Options({"rbf"})],

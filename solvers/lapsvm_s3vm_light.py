@@ -42,6 +42,13 @@ class LapSVMS3VMLight(DeformedKernelMixin, S3VMLight):
     -----
     ``balance = "threshold"`` is inherited: the harness shifts the outputs so that exactly
     round(u r) unlabeled outputs are positive, the internal labels already meeting eq. (3).
+
+    References
+    ----------
+    .. [1] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
+    .. [2] M. Belkin, P. Niyogi and V. Sindhwani. Manifold regularization: a geometric framework for learning
+           from labeled and unlabeled examples. *Journal of Machine Learning Research*, 7:2399-2434, 2006.
     """
 
     _parameter_constraints: dict = {

@@ -255,6 +255,10 @@ class MFA(SIGIRLinearBase):
     ----------
     coef_, intercept_, transduction_, objective_ (eq. 18 at the returned w), n_mfn_ (w-steps),
     n_iter_ (alternations), stop_reason_, binary_fits_ (``info``: temperatures, final p, ...).
+
+    References
+    ----------
+    .. [1] V. Sindhwani and S. S. Keerthi. Large scale semi-supervised linear SVMs. In *Proc. SIGIR*, 2006.
     """
 
     _parameter_constraints: dict = {

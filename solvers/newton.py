@@ -70,6 +70,13 @@ class NewtonS3VM(MeanOutputS3VM):
     annealing stage (C*, LM iterations and accepted steps, n_sv, stop reason, objective (15),
     objective (5) with p = 2). ``n_iter_`` counts LM iterations of the retained solve;
     ``info["total_iter"]`` over the whole dichotomic search.
+
+    References
+    ----------
+    .. [1] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
+    .. [2] O. Chapelle. Training a support vector machine in the primal. *Neural Computation*,
+           19(5):1155-1178, 2007.
     """
 
     _accepts_sparse = True

@@ -261,6 +261,13 @@ class S3VMLight(BaseS3VM):
     than that proposed by Joachims (1999)", footnote 4). The harness's protocol shifts the
     outputs so that exactly ``round(u r)`` unlabeled outputs are positive (``balance =
     "threshold"``); the internal labels already satisfy eq. (3) exactly.
+
+    References
+    ----------
+    .. [1] T. Joachims. Transductive inference for text classification using support vector machines. In
+           *Proc. ICML*, 1999.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     balance = "threshold"

@@ -120,6 +120,11 @@ class S3VMPath(BaseS3VM):
         The solution at the end of the path (C* = C_star).
     assigned_labels_ : ndarray (n_problems, n_unlabeled)
         The labels y^ at the end of the path.
+
+    References
+    ----------
+    .. [1] K. Ogawa, M. Imamura, I. Takeuchi and M. Sugiyama. Infinitesimal annealing for training semi-
+           supervised support vector machines. In *Proc. ICML*, 2013.
     """
 
     _accepts_sparse = True

@@ -52,6 +52,13 @@ class SVM(BaseS3VM):
         Labels of the training points (predicted where unlabeled).
     n_iter_ : ndarray of shape (n_problems,)
     stop_reason_ : list of str
+
+    References
+    ----------
+    .. [1] O. Chapelle. Training a support vector machine in the primal. *Neural Computation*,
+           19(5):1155-1178, 2007.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     _needs_unlabeled = False
@@ -89,6 +96,13 @@ class SVM5CV(SVM):
     """:class:`SVM` whose protocol evaluation is 5-fold CV with every point's true label.
 
     JMLR 2008 Table 8 last column. Fitting it directly behaves exactly like :class:`SVM`.
+
+    References
+    ----------
+    .. [1] O. Chapelle. Training a support vector machine in the primal. *Neural Computation*,
+           19(5):1155-1178, 2007.
+    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     evaluation = "cv5"

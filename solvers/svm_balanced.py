@@ -47,6 +47,11 @@ class BalancedSVM(SVM):
     is :class:`solvers.svm.SVM`'s). For more than two classes each one-versus-rest problem is thresholded with
     the same ``r`` (when given); the protocol (``harness.protocol``) fits one binary problem at a
     time with that problem's r.
+
+    References
+    ----------
+    .. [1] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
     balance = "threshold"

@@ -131,6 +131,10 @@ class LinearTSVM(SIGIRLinearBase):
     n_iter_ : ndarray, same as ``n_mfn_``
     stop_reason_ : list of str
     binary_fits_ : list of BinaryFit, with ``info`` (stage history, CGLS iterations, ...)
+
+    References
+    ----------
+    .. [1] V. Sindhwani and S. S. Keerthi. Large scale semi-supervised linear SVMs. In *Proc. SIGIR*, 2006.
     """
 
     _parameter_constraints: dict = {

@@ -163,3 +163,12 @@ def test_constraints_describe_themselves():
         Interval(Real, 1, 0)
     with pytest.raises(ValueError):
         Interval(str, 0, 1)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_registered_estimator_cites_its_papers_in_a_numpydoc_references_section(name):
+    doc = inspect.getdoc(get_solver(name))
+    assert "\nReferences\n----------\n.. [1] " in doc, name
+    # each reference names a year and where it appeared
+    refs = doc.split("\nReferences\n----------\n", 1)[1]
+    assert all(any(str(y) in r for y in range(1999, 2014)) for r in refs.split(".. [")[1:]), name
