@@ -375,8 +375,8 @@ def run_cell(pid, index) -> dict:
     from threadpoolctl import threadpool_limits
 
     t0 = time.perf_counter()
-    # One BLAS thread: on a shared 2-core machine two OpenBLAS threads spinning against other
-    # processes made a cell 16x slower (D5 split 0: 49.8 s against 3.0 s with one thread, load 5).
+    # One BLAS thread: on a machine shared with other processes, OpenBLAS threads that spin
+    # waiting for a busy core can make a cell an order of magnitude slower.
     with threadpool_limits(limits=1):
         rec = run_split(pid, index)
         for method in EXTRA_METHODS:
