@@ -95,14 +95,12 @@ class SVM(BaseS3VM):
 class SVM5CV(SVM):
     """:class:`SVM` whose protocol evaluation is 5-fold CV with every point's true label.
 
-    JMLR 2008 Table 8 last column. Fitting it directly behaves exactly like :class:`SVM`.
+    JMLR 2008 Table 8 last column [1]_. Fitting it directly behaves exactly like :class:`SVM`.
 
     References
     ----------
-    .. [1] O. Chapelle. Training a support vector machine in the primal. *Neural Computation*,
-           19(5):1155-1178, 2007.
-    .. [2] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
-           vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
+    .. [1] O. Chapelle, V. Sindhwani and S. S. Keerthi. Optimization techniques for semi-supervised support
+           vector machines. *JMLR*, 9:203-233, 2008 (Sec. 5.2, Table 8).
     """
 
     evaluation = "cv5"
