@@ -19,12 +19,15 @@ demo: $(STAMP)
 	$(VENV)/bin/s3vm-bench demo
 
 # Default run: everything but the `slow` and `network` markers (see pyproject.toml), on one
-# pytest-xdist worker per core (`.venv/bin/python -m pytest` runs the same tests in one process).
+# pytest-xdist worker per core (`.venv/bin/python -m pytest` runs the same tests in one process),
+# each worker with one BLAS thread: the workers already take every core, and BLAS threads that
+# wait for a busy core slow the linear algebra down by an order of magnitude.
+ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 test: $(STAMP)
-	$(PY) -m pytest -n auto
+	$(ONE_THREAD) $(PY) -m pytest -n auto
 
 test-all: $(STAMP)
-	$(PY) -m pytest -n auto -m "not network"
+	$(ONE_THREAD) $(PY) -m pytest -n auto -m "not network"
 
 # asv (README "Benchmarks (asv)"): data through the pooch mirror ../shared/data, absolute because
 # asv runs the benchmarks from its own folders; both variables can be overridden.
