@@ -16,21 +16,41 @@ constraint handled exactly):
 
 1. *Weak duality at a labeling-dependent dual point.*  For ``a >= 0`` the squared hinge obeys
    ``c max(0, s)^2 >= a s - a^2/(4c)``, so for every (beta, b)
-   ``J(y) >= sum_i a_i - sum_i a_i^2/(4 c_i) - 1/2 (a*y)^T K (a*y) - b sum_i a_i y_i``
-   (the minimum over beta is at ``beta = a*y``).  The bias term vanishes when
-   ``sum_i a_i y_i = 0`` (the dual constraint of eq. 11).  The dual point is taken as
+   ``J(y) >= sum_i a_i - sum_i a_i^2/(4 c_i) - 1/2 gam^T K gam - b sum_i gam_i``, ``gam = a*y``
+   (the minimum over beta is at ``beta = gam``).  The bias term vanishes when
+   ``sum_i gam_i = 0`` (the dual constraint of eq. 11).  The dual point is a graph-cut function
+   of the labels::
 
-       a_i = alpha_i (labeled),    a_j = t + q_j y_j  with |q_j| <= t  (unlabeled),
+       a_i = alpha_i + sum_j E_ij (1 - y_i y_j)                                  (labeled i),
+       a_j = t + q_j y_j + sum_k G_jk (1 - y_j y_k) + sum_i E_ij (1 - y_i y_j)   (unlabeled j),
 
-   so ``a >= 0`` for both labels of every point, and under the balance constraint
-   ``sum_j y_j = s = 2k - u`` the bias term is ``sum_L alpha_i y_i + t s + sum_j q_j`` for
-   *every* balanced labeling: one linear equality makes the point dual feasible for all of them
-   at once.  (``t`` must be the same for all unlabeled points: a coefficient of ``y_j`` that varied
-   with j would leave a bias term that depends on the labeling.)  The bound is then a quadratic
-   function of the unlabeled labels, ``phi(y) = c0 + g^T y_U - (t^2/2) y_U^T K_UU y_U``.
+   with ``alpha >= 0``, ``|q_j| <= t``, ``G = G^T >= 0`` (unlabeled pairs, zero diagonal) and
+   ``E >= 0`` (labeled-unlabeled pairs), so ``a >= 0`` for every labeling: a dual grows by
+   ``2 G_jk`` (``2 E_ij``) for every neighbour labeled the other way, i.e. the duals are large where
+   the labeling cuts the graph -- the points in the margin of a separator and the unlabeled points
+   labeled against their labeled neighbours -- and ``t`` (``alpha``) where it does not.  Since
+   ``y_j^2 = 1``, ``a_j^2 = gam_j^2`` and ``gam`` is *affine* in the unlabeled labels::
+
+       gam_L = (alpha + E 1) * y_L - E y_U,    gam_U = W y_U + q - E^T y_L,
+       W = t I + Lap(G) + Diag(E^T 1),         Lap(G) = Diag(G 1) - G (the graph Laplacian),
+
+   so the bound stays a quadratic in ``y_U``.  Every pair enters ``sum_i gam_i`` twice with
+   opposite signs and ``1^T Lap(G) = 0``: under the balance constraint ``sum_j y_j = s = 2k - u``
+   the bias term is ``sum_L alpha_i y_i + t s + sum_j q_j`` for *every* balanced labeling, and one
+   linear equality makes the point dual feasible for all of them at once.  With
+   ``gam = R y_U + r0`` (``R = [-E; W]``, ``r0 = ((alpha + E 1) * y_L, q - E^T y_L)``),
+   ``D = Diag(1/(4 c_i))`` and ``sum_i a_i = sum(alpha) + sum(E) + y_U^T W y_U + (q - 2 E^T y_L)^T y_U``,
+   the bound is ``phi(y) = c0 + g^T y_U - 1/2 y_U^T M y_U`` with::
+
+       c0 = sum(alpha) + sum(E) - r0^T D r0 - 1/2 r0^T K r0,
+       g  = q - 2 E^T y_L - R^T (2 D + K) r0,
+       M  = -2 W + R^T (2 D + K) R.
+
+   (``G = 0``, ``E = 0`` is the separable dual point ``a_j = t + q_j y_j`` with one common t:
+   every unlabeled dual in ``[0, 2t]``.)
 2. *Semidefinite (Shor) bound on the quadratic.*  With ``x = (1, y_U)`` and ``e = (-s, 1, ..., 1)``
    (so ``e^T x = 0`` on balanced labelings), ``min phi = c0 - max x^T Cx`` where
-   ``C = [[0, -g^T/2], [-g/2, t^2/2 K_UU]]``, and for any ``lam``, ``m`` in R^{u+1}::
+   ``C = [[0, -g^T/2], [-g/2, M/2]]``, and for any ``lam``, ``m`` in R^{u+1}::
 
        x^T C x = sum(lam) + x^T A x + (e^T x)(m^T x) <= sum(lam) + (u + 1) lambda_max(A),
        A = C - Diag(lam) - (e m^T + m e^T)/2,
@@ -41,19 +61,26 @@ constraint handled exactly):
 
    L = c0 - sum(lam) - (u + 1) lambda_max(A)  <=  J*.
 
-The dual point ``(alpha, t, q, lam, m)`` comes from an inexact first-order method
+   Optionally the relaxation is strengthened by the products ``(1 + sig y_j)(1 + tau y_k) >= 0``
+   (``sig, tau = +-1``, all pairs including ``j = k``): with
+   ``Q = sym((e_0 + sig e_j)(e_0 + tau e_k)^T)``, ``x^T Q x`` is that product, so for multipliers
+   ``N >= 0`` ``x^T C x <= x^T (C + sum N Q) x`` on every labeling, and ``A`` gets the term
+   ``T = sum N Q`` (the first-level products of the lift-and-project/RLT hierarchy; they cut the
+   relaxation where its first moments ``X_0j`` are far from 0).
+
+The dual point ``(alpha, t, q, G, E, lam, m, N)`` comes from an inexact first-order method
 (:func:`optimize_bound`: L-BFGS-B on a log-sum-exp smoothing of ``lambda_max`` with a decreasing
 smoothing parameter), but the bound is never the optimizer's number: :func:`check_dual_point`
-recomputes it from the point alone in float64 -- the sign constraints checked exactly, the
-bias residual summed exactly in rational arithmetic and charged at a proven bound on the
-optimal bias (:func:`bias_bound`), ``lambda_max`` from a full symmetric eigendecomposition, and a
-safety margin of ``1e-9`` times the magnitude of every term for rounding -- so an inexact
+recomputes it from the point alone in float64 -- the sign and symmetry constraints checked
+exactly, the bias residual summed exactly in rational arithmetic and charged at a proven bound on
+the optimal bias (:func:`bias_bound`), ``lambda_max`` from a full symmetric eigendecomposition,
+and a safety margin of ``1e-9`` times the magnitude of every term for rounding -- so an inexact
 solver can give a weak bound but never an invalid one.
 
-Limits.  The quadratic ``(t^2/2) y^T K_UU y`` is what the semidefinite step relaxes, and its
-integrality gap grows with t, while the dual values of an S3VM solution range from 0 to about
-``4 C*`` (a point on the wrong side): the best dual point trades a small t (a weak dual) against
-a loose relaxation.  On g50c the bound is far from the objective the solvers reach
+Limits.  The dual point is still a fixed function of the labels that must be feasible for all of
+them, and the semidefinite step relaxes a quadratic whose size grows with the duals: the best
+point keeps the graph weights well below the duals of an S3VM solution (up to about ``4 C*``),
+and on g50c the bound stays well below the objective the solvers reach
 (``reports/certified-gaps.md``).
 """
 
@@ -73,8 +100,8 @@ __all__ = ["DualPoint", "Certificate", "BoundResult", "bias_bound", "check_dual_
            "make_feasible", "optimize_bound"]
 
 #: Relative rounding allowance of the certificate: every computed term is trusted to
-#: ``SAFETY * (its magnitude)``.  float64 sums and the symmetric eigensolver are accurate to a few
-#: ``n * eps`` (about 1e-13 for n = 2000); 1e-9 leaves four orders of magnitude to spare.
+#: ``SAFETY * (its magnitude)``.  float64 sums, products and the symmetric eigensolver are accurate
+#: to a few ``n * eps`` (about 1e-13 for n = 2000); 1e-9 leaves four orders of magnitude to spare.
 SAFETY = 1e-9
 
 
@@ -89,10 +116,19 @@ class DualPoint:
     t : float
         The common part of the unlabeled dual variables (``>= 0``).
     q : ndarray, shape (u,)
-        Label-dependent parts: an unlabeled point labeled ``y_j`` has dual ``t + q_j y_j``
-        (``|q_j| <= t``).
+        Label-dependent parts: ``a_j = t + q_j y_j + (graph terms)`` (``|q_j| <= t``; module
+        docstring, step 1).
     lam, m : ndarray, shape (u + 1,)
         Multipliers of the semidefinite step: diagonal (``diag X = 1``) and balance (``X e = 0``).
+    G : ndarray, shape (u, u), optional
+        Graph weights of the cut term between unlabeled points (symmetric, ``>= 0``, zero
+        diagonal); ``None`` means 0 (with ``E = None``: the separable dual point
+        ``a_j = t + q_j y_j``).
+    E : ndarray, shape (l, u), optional
+        Graph weights between labeled (rows) and unlabeled points (``>= 0``); ``None`` means 0.
+    N : ndarray, shape (4, u, u), optional
+        Multipliers (``>= 0``) of the products ``(1 + sigma y_j)(1 + tau y_k) >= 0`` for
+        ``(sigma, tau) = (+, +), (+, -), (-, +), (-, -)`` (module docstring, step 2); ``None`` means 0.
     """
 
     alpha: np.ndarray
@@ -100,6 +136,9 @@ class DualPoint:
     q: np.ndarray
     lam: np.ndarray
     m: np.ndarray
+    G: np.ndarray | None = None
+    E: np.ndarray | None = None
+    N: np.ndarray | None = None
 
 
 @dataclass
@@ -147,6 +186,7 @@ class BoundResult:
     seconds: float
     n_iter: int
     stages: list
+    cpu_seconds: float = float("nan")
 
 
 # ------------------------------------------------------------------------------------ checks
@@ -193,44 +233,88 @@ def bias_bound(K, C, C_star, l, upper) -> float:
     return 1.0 + math.sqrt(max(float(np.max(np.diag(K))), 0.0)) * math.sqrt(2.0 * upper)
 
 
-def _terms(K, y_lab, l, C, C_star, alpha, t, q, magnitudes=False):
-    """``c0`` and ``g`` of ``phi(y) = c0 + g^T y_U - (t^2/2) y_U^T K_UU y_U`` (module docstring, step 1).
+def _graph(G, shape):
+    """Graph weights of a point as an array of ``shape`` (zeros for ``None``)."""
+    if G is None:
+        return np.zeros(shape)
+    return np.asarray(G, dtype=np.float64)
 
-    With ``magnitudes=True`` also the size the rounding errors of ``c0`` and of ``g^T y`` scale
-    with: the same sums taken over absolute values (no cancellation), ``sum_j |g_j|``-wise.
+
+def _matrix_W(t, G, E):
+    """``W = t I + Lap(G) + Diag(E^T 1)`` (module docstring, step 1)."""
+    W = -G
+    W[np.diag_indices(G.shape[0])] = t + G.sum(axis=1) - np.diag(G) + E.sum(axis=0)
+    return W
+
+
+def _affine(y_lab, alpha, t, q, G, E):
+    """``gam = R y_U + r0`` and the terms of ``sum_i a_i = const + y_U^T W y_U + lin^T y_U`` (module
+    docstring, step 1): returns ``W, R, r0, const, lin``."""
+    l, u = E.shape
+    W = _matrix_W(t, G, E)
+    R = np.empty((l + u, u))
+    R[:l] = -E
+    R[l:] = W
+    r0 = np.r_[(alpha + E.sum(axis=1)) * y_lab, q - E.T @ y_lab]
+    return W, R, r0, float(np.sum(alpha) + np.sum(E)), q - 2.0 * (E.T @ y_lab)
+
+
+def _terms(K, y_lab, l, C, C_star, alpha, t, q, G, E, magnitudes=False):
+    """``c0``, ``g`` and ``M`` of ``phi(y) = c0 + g^T y_U - 1/2 y_U^T M y_U`` (module docstring, step 1).
+
+    With ``magnitudes=True`` also the size the rounding errors scale with: the same sums and
+    products taken over absolute values (no cancellation) -- of ``c0 + g^T y`` (one number) and
+    of M (the Frobenius norm of a bound on ``|M|``).
     """
-    KLL, KLU, KUU = K[:l, :l], K[:l, l:], K[l:, l:]
-    u = K.shape[0] - l
-    gL = alpha * y_lab
-    kL = KLU.T @ gL
-    Kq = KUU @ q
-    parts = np.array([np.sum(alpha), -np.sum(alpha ** 2) / (4 * C), u * t, -u * t * t / (4 * C_star),
-                      -(q @ q) / (4 * C_star), -0.5 * gL @ (KLL @ gL), -(q @ kL), -0.5 * (q @ Kq)])
-    c0 = float(np.sum(parts))
-    g = (1.0 - t / (2 * C_star)) * q - t * kL - t * Kq
+    W, R, r0, const, lin = _affine(y_lab, alpha, t, q, G, E)
+    d = np.r_[np.full(l, 1.0 / (4 * C)), np.full(K.shape[0] - l, 1.0 / (4 * C_star))]
+    Kr0 = K @ r0
+    c0 = const - r0 @ (d * r0) - 0.5 * (r0 @ Kr0)
+    g = lin - R.T @ (2 * d * r0 + Kr0)
+    N = 2 * d[:, None] * R + K @ R
+    M = R.T @ N
+    M -= 2 * W
+    M = 0.5 * (M + M.T)
     if not magnitudes:
-        return c0, g
+        return c0, g, M
     absK = K if float(np.min(K)) >= 0.0 else np.abs(K)
-    aL, aq = np.abs(alpha), np.abs(q)
-    kLa = absK[:l, l:].T @ aL
-    Kqa = absK[l:, l:] @ aq
-    c0_mag = float(np.sum(np.abs(parts[:5])) + 0.5 * aL @ (absK[:l, :l] @ aL) + aq @ kLa + 0.5 * aq @ Kqa)
-    g_mag = float(np.sum(abs(1.0 - t / (2 * C_star)) * aq + t * kLa + t * Kqa))
-    return c0, g, c0_mag + g_mag
+    aR, ar0 = np.abs(R), np.abs(r0)
+    c0_mag = abs(const) + ar0 @ (d * ar0) + 0.5 * ar0 @ (absK @ ar0)
+    g_mag = float(np.sum(np.abs(lin) + aR.T @ (2 * d * ar0 + absK @ ar0)))
+    M_mag = float(np.linalg.norm(2 * np.abs(W) + aR.T @ (2 * d[:, None] * aR + absK @ aR)))
+    return float(c0), g, M, float(c0_mag) + g_mag, M_mag
 
 
-def _matrix_A(KUU, g, t, lam, m, e):
-    """``A = C - Diag(lam) - (e m^T + m e^T)/2`` with ``C = [[0, -g^T/2], [-g/2, t^2/2 K_UU]]``
+def _matrix_A(g, M, lam, m, e):
+    """``A = C - Diag(lam) - (e m^T + m e^T)/2`` with ``C = [[0, -g^T/2], [-g/2, M/2]]``
     (module docstring, step 2)."""
-    u = KUU.shape[0]
+    u = g.size
     A = np.empty((u + 1, u + 1))
     A[0, 0] = 0.0
     A[0, 1:] = -0.5 * g
     A[1:, 0] = -0.5 * g
-    A[1:, 1:] = (0.5 * t * t) * KUU
+    A[1:, 1:] = 0.5 * M
     A[np.diag_indices(u + 1)] -= lam
     A -= 0.5 * (np.outer(e, m) + np.outer(m, e))
     return A
+
+
+_SIGNS = ((1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0))
+
+
+def _matrix_T(N):
+    """``T = sum N^{st}_jk Q^{st}_jk`` with ``x^T Q^{st}_jk x = (1 + s y_j)(1 + t y_k)`` (module
+    docstring, step 2): ``T_00 = sum(N)``, ``T_0j = (row and column sums of the signed N)/2``,
+    ``T_UU = sym(N++ - N+- - N-+ + N--)``."""
+    u = N.shape[1]
+    T = np.empty((u + 1, u + 1))
+    T[0, 0] = float(np.sum(N))
+    b = 0.5 * ((N[0] + N[1] - N[2] - N[3]).sum(axis=1) + (N[0] - N[1] + N[2] - N[3]).sum(axis=0))
+    T[0, 1:] = b
+    T[1:, 0] = b
+    P = N[0] - N[1] - N[2] + N[3]
+    T[1:, 1:] = 0.5 * (P + P.T)
+    return T
 
 
 def check_dual_point(K, y_lab, k, C, C_star, point: DualPoint, *, upper=None, strict=True) -> Certificate:
@@ -256,7 +340,8 @@ def check_dual_point(K, y_lab, k, C, C_star, point: DualPoint, *, upper=None, st
         positive semidefinite up to the margin or whose bias residual exceeds ``1e-6``.  With
         ``strict=False`` such a point is repaired instead: ``lam`` is shifted by ``lambda_max(A)``
         and the residual is charged at the bias bound (both valid for any point); points with a
-        negative dual variable (``alpha < 0`` or ``|q_j| > t``) are rejected either way.
+        negative dual variable (``alpha < 0``, ``|q_j| > t`` or a negative graph weight), an
+        asymmetric G or a negative product multiplier N are rejected either way.
 
     Returns
     -------
@@ -269,20 +354,40 @@ def check_dual_point(K, y_lab, k, C, C_star, point: DualPoint, *, upper=None, st
     q = np.asarray(point.q, dtype=np.float64).ravel()
     lam = np.asarray(point.lam, dtype=np.float64).ravel()
     m = np.asarray(point.m, dtype=np.float64).ravel()
+    G = _graph(point.G, (u, u))
+    E = _graph(point.E, (l, u))
+    N = _graph(point.N, (4, u, u))
     t = float(point.t)
     for name, v, size in (("alpha", alpha, l), ("q", q, u), ("lam", lam, u + 1), ("m", m, u + 1)):
         if v.size != size:
             raise ValueError(f"point.{name} must have {size} entries, got {v.size}")
         if not np.all(np.isfinite(v)):
             raise ValueError(f"point.{name} has NaN or infinite entries")
+    if G.shape != (u, u):
+        raise ValueError(f"point.G must have shape {(u, u)}, got {G.shape}")
+    if E.shape != (l, u):
+        raise ValueError(f"point.E must have shape {(l, u)}, got {E.shape}")
+    if N.shape != (4, u, u):
+        raise ValueError(f"point.N must have shape {(4, u, u)}, got {N.shape}")
+    if not (np.all(np.isfinite(G)) and np.all(np.isfinite(E)) and np.all(np.isfinite(N))):
+        raise ValueError("point.G, point.E or point.N has NaN or infinite entries")
     if not np.isfinite(t):
         raise ValueError("point.t must be finite")
     reasons = []
-    # Weak duality needs every dual variable >= 0 for both labels of every point (exact comparisons).
+    # Weak duality needs every dual variable >= 0 for both labels of every point (exact comparisons);
+    # the bias term is the same for every balanced labeling only when Lap(G) has zero column sums,
+    # i.e. G is exactly symmetric.
     if np.any(alpha < 0):
         reasons.append(f"{int(np.sum(alpha < 0))} labeled dual variables are negative")
     if t < 0 or np.any(np.abs(q) > t):
         reasons.append(f"{int(np.sum(np.abs(q) > t))} unlabeled dual variables t +- q_j are negative (|q_j| > t)")
+    if np.any(G < 0) or np.any(E < 0) or np.any(np.diag(G) != 0):
+        reasons.append(f"{int(np.sum(G < 0) + np.sum(E < 0))} graph weights are negative or the diagonal of G "
+                       "is not zero")
+    if not np.array_equal(G, G.T):
+        reasons.append("G is not symmetric")
+    if np.any(N < 0):
+        reasons.append(f"{int(np.sum(N < 0))} multipliers of the products (1 +- y_j)(1 +- y_k) >= 0 are negative")
     if reasons:
         return Certificate(-math.inf, False, reasons)
     s = 2 * k - u
@@ -293,12 +398,12 @@ def check_dual_point(K, y_lab, k, C, C_star, point: DualPoint, *, upper=None, st
     residual = abs(float(residual)) if residual != 0 else 0.0
     residual = math.nextafter(residual, math.inf) if residual else 0.0  # rounded up
     B = bias_bound(K, C, C_star, l, upper)
-    c0, g, mag = _terms(K, y_lab, l, C, C_star, alpha, t, q, magnitudes=True)
+    c0, g, M, mag, M_mag = _terms(K, y_lab, l, C, C_star, alpha, t, q, G, E, magnitudes=True)
     e = np.r_[-float(s), np.ones(u)]
-    A = _matrix_A(K[l:, l:], g, t, lam, m, e)
+    A = _matrix_A(g, M, lam, m, e) + _matrix_T(N)
     lmax = float(np.linalg.eigvalsh(A)[-1])
     normA = float(np.linalg.norm(A))
-    margin = SAFETY * (mag + float(np.sum(np.abs(lam))) + (u + 1) * normA)
+    margin = SAFETY * (mag + float(np.sum(np.abs(lam))) + (u + 1) * (normA + M_mag + 4 * float(np.sum(N))))
     if residual > 1e-6:
         reasons.append(f"bias residual {residual:.3g} (sum_i a_i y_i must vanish)")
     if lmax > SAFETY * normA:
@@ -314,12 +419,18 @@ def check_dual_point(K, y_lab, k, C, C_star, point: DualPoint, *, upper=None, st
 
 
 def make_feasible(K, y_lab, k, C, C_star, point: DualPoint) -> DualPoint:
-    """The point with the bias residual removed (by moving q within ``|q_j| <= t``) and ``lam``
-    shifted by ``lambda_max(A)`` plus a margin, so that :func:`check_dual_point` accepts it."""
+    """The point with the bias residual removed (by moving q within ``|q_j| <= t``), G made
+    symmetric and nonnegative with a zero diagonal, E and N made nonnegative, and ``lam`` shifted by
+    ``lambda_max(A)`` plus a margin, so that :func:`check_dual_point` accepts it."""
     K, y_lab, l, u, k, C, C_star = _check_problem(K, y_lab, k, C, C_star)
     alpha = np.maximum(np.asarray(point.alpha, dtype=np.float64), 0.0)
     t = max(float(point.t), 0.0)
     q = np.clip(np.asarray(point.q, dtype=np.float64), -t, t)
+    G = np.maximum(_graph(point.G, (u, u)), 0.0)
+    G = 0.5 * (G + G.T)
+    G[np.diag_indices(u)] = 0.0
+    E = np.maximum(_graph(point.E, (l, u)), 0.0)
+    N = np.maximum(_graph(point.N, (4, u, u)), 0.0)
     s = 2 * k - u
     resid = float(np.sum(alpha * y_lab)) + t * s + float(np.sum(q))
     if resid != 0.0:
@@ -347,22 +458,23 @@ def make_feasible(K, y_lab, k, C, C_star, point: DualPoint) -> DualPoint:
         j = int(np.argmin(np.abs(q)))
         q[j] = float(np.clip(q[j] - r, -t, t))
     e = np.r_[-float(s), np.ones(u)]
-    c0, g = _terms(K, y_lab, l, C, C_star, alpha, t, q)
+    c0, g, M = _terms(K, y_lab, l, C, C_star, alpha, t, q, G, E)
     lam = np.asarray(point.lam, dtype=np.float64).copy()
     m = np.asarray(point.m, dtype=np.float64).copy()
-    A = _matrix_A(K[l:, l:], g, t, lam, m, e)
+    A = _matrix_A(g, M, lam, m, e) + _matrix_T(N)
     lmax = float(np.linalg.eigvalsh(A)[-1])
     lam += lmax + 4 * SAFETY * float(np.linalg.norm(A))
-    return DualPoint(alpha, t, q, lam, m)
+    return DualPoint(alpha, t, q, lam, m, G, E, N)
 
 
 # ------------------------------------------------------------------------------------ optimize
 def dual_point_from_labels(K, y_lab, k, C, C_star, labels, t=None) -> DualPoint:
     """A starting dual point from a balanced labeling: the L2-SVM duals ``a_i = 2 c_i max(0, 1 -
     y_i f_i)`` of the completed set (JMLR 2008 eq. 1; they satisfy ``sum a_i y_i = 0``), with t the
-    half of the largest unlabeled dual and ``q_j = y_j (a_j - t)`` so that the point reproduces
-    them at ``labels``.  With ``t`` given, ``q_j = y_j (a_j - t)`` is clipped to ``[-t, t]`` (duals
-    above ``2 t`` are cut).  ``lam`` is the diagonal of C and ``m = 0`` (a poor but finite start)."""
+    half of the largest unlabeled dual, ``q_j = y_j (a_j - t)`` so that the point reproduces
+    them at ``labels``, and ``G = 0``.  With ``t`` given, ``q_j = y_j (a_j - t)`` is clipped to
+    ``[-t, t]`` (duals above ``2 t`` are cut).  ``lam`` is half the diagonal of M and ``m = 0``
+    (a poor but finite start)."""
     K, y_lab, l, u, k, C, C_star = _check_problem(K, y_lab, k, C, C_star)
     labels = np.asarray(labels, dtype=np.float64).ravel()
     if labels.size != u or not np.all(np.abs(labels) == 1.0) or int(np.sum(labels > 0)) != k:
@@ -374,73 +486,108 @@ def dual_point_from_labels(K, y_lab, k, C, C_star, labels, t=None) -> DualPoint:
     a = 2 * cost * np.maximum(0.0, 1.0 - y * f)
     t = max(float(np.max(a[l:])) / 2, 1e-3) if t is None else check_positive(t, "t")
     q = np.clip(labels * (a[l:] - t), -t, t)
-    lam = np.r_[0.0, 0.5 * t * t * np.diag(K)[l:]]
-    return DualPoint(a[:l].copy(), t, q, lam, np.zeros(u + 1))
+    lam = np.r_[0.0, 0.5 * (t * t * np.diag(K)[l:] + t * t / (2 * C_star) - 2 * t)]
+    return DualPoint(a[:l].copy(), t, q, lam, np.zeros(u + 1), np.zeros((u, u)), np.zeros((l, u)))
 
 
-def _smoothed(K, y_lab, l, u, s, C, C_star, P):
-    """Negated smoothed bound and its gradient in z = (alpha, t, w, lam, m), q = t w.
+def _smoothed(K, y_lab, l, u, s, C, C_star, P, graph, products=True):
+    """Negated smoothed bound and its gradient in z = (alpha, t, w, G_upper, E, N, lam, m), q = t w.
 
     ``lambda_max`` is replaced by ``mu log sum exp(lambda_i / mu)`` (>= lambda_max, within
     ``mu log(u + 1)``), and the bias equation by a penalty ``P rho^2`` (removed exactly by
-    :func:`make_feasible` before certification)."""
-    KLL, KLU, KUU = K[:l, :l], K[:l, l:], K[l:, l:]
+    :func:`make_feasible` before certification).  ``G_upper`` holds the strict upper triangle of
+    G and E its l x u entries (both absent when ``graph`` is false: G = 0, E = 0), N the 4 u^2
+    multipliers of the products (absent when ``products`` is false: N = 0)."""
     e = np.r_[-float(s), np.ones(u)]
+    iu = np.triu_indices(u, 1) if graph else (np.zeros(0, int), np.zeros(0, int))
+    nG, nE, nN = iu[0].size, (l * u if graph else 0), (4 * u * u if products else 0)
+    d = np.r_[np.full(l, 1.0 / (4 * C)), np.full(u, 1.0 / (4 * C_star))]
 
     def unpack(z):
-        return z[:l], z[l], z[l + 1:l + 1 + u], z[l + 1 + u:l + 2 + 2 * u], z[l + 2 + 2 * u:]
+        i = l + 1 + u
+        G = np.zeros((u, u))
+        G[iu] = z[i:i + nG]
+        G += G.T
+        i += nG
+        E = z[i:i + nE].reshape(l, u) if graph else np.zeros((l, u))
+        i += nE
+        prod = z[i:i + nN].reshape(4, u, u) if products else np.zeros((4, u, u))
+        i += nN
+        return z[:l], z[l], z[l + 1:l + 1 + u], G, E, prod, z[i:i + u + 1], z[i + u + 1:]
 
     def fun(z, mu):
-        alpha, t, w, lam, m = unpack(z)
+        alpha, t, w, G, E, prod, lam, m = unpack(z)
         q = t * w
-        gL = alpha * y_lab
-        kL = KLU.T @ gL
-        Kw = KUU @ w
-        c0 = (np.sum(alpha - alpha ** 2 / (4 * C)) + u * (t - t * t / (4 * C_star)) - t * t * (w @ w) / (4 * C_star)
-              - 0.5 * gL @ (KLL @ gL) - t * (w @ kL) - 0.5 * t * t * (w @ Kw))
-        g = (t - t * t / (2 * C_star)) * w - t * kL - t * t * Kw
-        A = _matrix_A(KUU, g, t, lam, m, e)
+        W, R, r0, const, lin = _affine(y_lab, alpha, t, q, G, E)
+        Kr0 = K @ r0
+        c0 = const - r0 @ (d * r0) - 0.5 * (r0 @ Kr0)
+        v = 2 * d * r0 + Kr0
+        g = lin - R.T @ v
+        N = 2 * d[:, None] * R + K @ R
+        M = R.T @ N - 2 * W
+        M = 0.5 * (M + M.T)
+        A = _matrix_A(g, M, lam, m, e)
+        if products:
+            A += _matrix_T(prod)
         ev, V = np.linalg.eigh(A)
         top = ev[-1]
         p = np.exp((ev - top) / mu)
         Z = p.sum()
         p /= Z
-        rho = alpha @ y_lab + t * s + t * w.sum()
+        rho = alpha @ y_lab + t * s + q.sum()
         val = c0 - lam.sum() - (u + 1) * (top + mu * np.log(Z)) - P * rho * rho
         sel = p > 1e-12
-        Vs = V[:, sel] * np.sqrt(p[sel])  # G = Vs Vs^T, the gradient of the smoothed lambda_max
-        h, VU = Vs[1:] @ Vs[0], Vs[1:]
-        KH = float(np.sum(VU * (KUU @ VU)))
-        dc_a = 1 - alpha / (2 * C) - y_lab * (KLL @ gL) - t * y_lab * (KLU @ w)
-        dc_t = u * (1 - t / (2 * C_star)) - t * (w @ w) / (2 * C_star) - w @ kL - t * (w @ Kw)
-        dc_w = -t * t * w / (2 * C_star) - t * kL - t * t * Kw
-        dT_a = t * y_lab * (KLU @ h)
-        dT_t = -(((1 - t / C_star) * w - kL - 2 * t * Kw) @ h) + t * KH
-        dT_w = -(t - t * t / (2 * C_star)) * h + t * t * (KUU @ h)
-        grad = np.r_[dc_a - (u + 1) * dT_a - 2 * P * rho * y_lab,
-                     dc_t - (u + 1) * dT_t - 2 * P * rho * (s + w.sum()),
-                     dc_w - (u + 1) * dT_w - 2 * P * rho * t,
-                     -1 + (u + 1) * np.sum(Vs * Vs, axis=1),
+        Vs = V[:, sel] * np.sqrt(p[sel])  # Vs Vs^T: the gradient of the smoothed lambda_max
+        h = (u + 1) * (Vs[1:] @ Vs[0])
+        VU = Vs[1:]
+        H = (u + 1) * (VU @ VU.T)
+        # the bound as a function of (const, lin, R, r0, W) with the eigenvectors fixed:
+        # c0 + h.g - <H, M>/2, then chained to (alpha, t, q, G, E)
+        Rh = R @ h
+        d_r0 = -(2 * d * (r0 + Rh) + Kr0 + K @ Rh)
+        d_R = -np.outer(v, h) - N @ H
+        d_W = d_R[l:] + H
+        d_q = d_r0[l:] + h - 2 * P * rho
+        d_alpha = 1 + d_r0[:l] * y_lab - 2 * P * rho * y_lab
+        d_t = np.trace(d_W) + d_q @ w - 2 * P * rho * s
+        dd = np.diag(d_W)
+        d_G = (dd[:, None] + dd[None, :] - d_W - d_W.T)[iu]
+        if graph:
+            d_E = (1 - d_R[:l] + (d_r0[:l] * y_lab)[:, None] - np.outer(y_lab, d_r0[l:] + 2 * h) + dd[None, :]).ravel()
+        else:
+            d_E = np.zeros(0)
+        if products:
+            h00 = (u + 1) * float(Vs[0] @ Vs[0])
+            d_N = np.concatenate([(-(h00 + sg * h[:, None] + tg * h[None, :] + sg * tg * H)).ravel()
+                                  for sg, tg in _SIGNS])
+        else:
+            d_N = np.zeros(0)
+        grad = np.r_[d_alpha, d_t, d_q * t, d_G, d_E, d_N, -1 + (u + 1) * np.sum(Vs * Vs, axis=1),
                      (u + 1) * (Vs @ (Vs.T @ e))]
         return -val, -grad
 
-    return fun, unpack
+    return fun, unpack, nG + nE + nN
 
 
-def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1, 0.03, 0.01), max_iter=400,
-                   time_limit=None, penalty=1.0, t_init="auto") -> BoundResult:
+def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1, 0.03, 0.01, 0.003, 0.001),
+                   max_iter=250, time_limit=None, penalty=1.0, t_init="auto", graph=True,
+                   products_from=None) -> BoundResult:
     """Search for a good dual point and return the best *certified* bound met on the way.
 
     Starts from :func:`dual_point_from_labels` (``labels``: a balanced labeling, e.g. a solver's;
     ``t_init``: its t, by default ``"auto"`` = ``min(C*/20, half the largest dual)`` -- a start with
     the t of the labeling's own duals puts the relaxation's quadratic term far above the
-    optimum's and the search can stall there) and runs L-BFGS-B (box constraints ``alpha >= 0``, ``t > 0``, ``q = t w`` with ``|w| <= 1``)
-    on the smoothed bound (:func:`_smoothed`) for each smoothing parameter of ``mus`` in turn
-    (``max_iter`` iterations each -- L-BFGS-B's relative-decrease test is switched off, as the
-    first values are far larger than the last -- the whole within ``time_limit`` seconds when given).  After
+    optimum's and the search can stall there; G = 0, E = 0) and runs L-BFGS-B (box constraints
+    ``alpha >= 0``, ``t > 0``, ``q = t w`` with ``|w| <= 1``, ``G >= 0``, ``E >= 0``; G and E stay
+    0 when ``graph`` is false) on the smoothed bound (:func:`_smoothed`) for each smoothing
+    parameter of ``mus`` in turn (``max_iter`` iterations each -- L-BFGS-B's relative-decrease test
+    is switched off, as the first values are far larger than the last; with ``time_limit`` seconds
+    of wall time, stage i also stops at ``(i + 1)/len(mus)`` of it, so that every stage runs).
+    From stage ``products_from`` on (``None``: never) the multipliers N of the products
+    ``(1 +- y_j)(1 +- y_k) >= 0`` join the search, starting at 0 from the point reached.  After
     each stage the point is made feasible (:func:`make_feasible`) and certified
-    (:func:`check_dual_point`, strict); the best certified bound is returned.  Deterministic
-    (no random numbers) when no stage is cut by ``time_limit``.
+    (:func:`check_dual_point`, strict); the best certified bound is returned.  Deterministic (no
+    random numbers) when no stage is cut by ``time_limit``.
 
     Raises
     ------
@@ -448,7 +595,7 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
         Bad problem data (:func:`check_dual_point`), or ``labels`` not a balanced labeling.
     """
     K, y_lab, l, u, k, C, C_star = _check_problem(K, y_lab, k, C, C_star)
-    t_start = time.perf_counter()
+    t_start, cpu_start = time.perf_counter(), time.process_time()
     if isinstance(t_init, str):
         if t_init != "auto":
             raise ValueError(f"t_init must be a positive number, None or 'auto', got {t_init!r}")
@@ -456,17 +603,20 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
         t_init = min(C_star / 20.0, full.t)
     p0 = dual_point_from_labels(K, y_lab, k, C, C_star, labels, t=t_init)
     s = 2 * k - u
-    fun, unpack = _smoothed(K, y_lab, l, u, s, C, C_star, float(penalty))
-    z = np.r_[p0.alpha, p0.t, p0.q / p0.t, p0.lam, p0.m]
-    box = [(0.0, None)] * l + [(1e-8, None)] + [(-1.0, 1.0)] * u + [(None, None)] * (2 * u + 2)
+    fun, unpack, n_graph = _smoothed(K, y_lab, l, u, s, C, C_star, float(penalty), bool(graph), False)
+    z = np.r_[p0.alpha, p0.t, p0.q / p0.t, np.zeros(n_graph), p0.lam, p0.m]
+    box = ([(0.0, None)] * l + [(1e-8, None)] + [(-1.0, 1.0)] * u + [(0.0, None)] * n_graph
+           + [(None, None)] * (2 * u + 2))
     best_point = make_feasible(K, y_lab, k, C, C_star, p0)
     best = check_dual_point(K, y_lab, k, C, C_star, best_point, upper=upper)
     stages, n_iter = [], 0
-    for mu in mus:
-        left = None if time_limit is None else time_limit - (time.perf_counter() - t_start)
-        if left is not None and left <= 0:
-            break
-        deadline = None if left is None else time.perf_counter() + left
+    for i_stage, mu in enumerate(mus):
+        deadline = None if time_limit is None else t_start + float(time_limit) * (i_stage + 1) / len(mus)
+        if products_from is not None and i_stage == int(products_from):
+            fun, unpack, n_all = _smoothed(K, y_lab, l, u, s, C, C_star, float(penalty), bool(graph), True)
+            at = l + 1 + u + n_graph
+            z = np.r_[z[:at], np.zeros(n_all - n_graph), z[at:]]
+            box = box[:at] + [(0.0, None)] * (n_all - n_graph) + box[at:]
 
         class _Stop(Exception):
             pass
@@ -481,18 +631,20 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
             return out
 
         try:
-            res = minimize(f, z, jac=True, method="L-BFGS-B", bounds=box, options={"maxiter": int(max_iter), "maxcor": 20, "ftol": 1e-15, "gtol": 1e-12})
+            res = minimize(f, z, jac=True, method="L-BFGS-B", bounds=box,
+                           options={"maxiter": int(max_iter), "maxcor": 20, "ftol": 1e-15, "gtol": 1e-12})
             z, nit, why = res.x, int(res.nit), str(res.message)
         except _Stop:
             z, nit, why = last["z"], -1, "time limit"
         n_iter += max(nit, 0)
-        alpha, t, w, lam, m = unpack(z)
-        cand = make_feasible(K, y_lab, k, C, C_star, DualPoint(alpha.copy(), float(t), float(t) * w, lam.copy(), m.copy()))
+        alpha, t, w, G, E, N, lam, m = unpack(z)
+        cand = make_feasible(K, y_lab, k, C, C_star, DualPoint(alpha.copy(), float(t), float(t) * w, lam.copy(),
+                                                                m.copy(), G, E.copy(), N.copy()))
         cert = check_dual_point(K, y_lab, k, C, C_star, cand, upper=upper)
         stages.append({"mu": mu, "iterations": nit, "stop": why, "bound": cert.bound,
-                       "seconds": round(time.perf_counter() - t_start, 2)})
+                       "seconds": round(time.perf_counter() - t_start, 2),
+                       "cpu_seconds": round(time.process_time() - cpu_start, 2)})
         if cert.bound > best.bound:
             best, best_point = cert, cand
-        if why == "time limit":
-            break
-    return BoundResult(best.bound, best_point, best, time.perf_counter() - t_start, n_iter, stages)
+    return BoundResult(best.bound, best_point, best, time.perf_counter() - t_start, n_iter, stages,
+                       time.process_time() - cpu_start)

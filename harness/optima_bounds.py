@@ -93,8 +93,10 @@ def bound_entry(problem: BinaryProblem, result, best_objective, best_solver, ini
             "u": int(problem.y.size - problem.n_lab), "k": problem.k, "lower_bound": result.bound,
             "best_objective": best_objective, "best_solver": best_solver, "gap": gap,
             "certified_optimal": gap is not None and gap <= CERTIFIED_GAP_TOL,
-            "seconds": round(result.seconds, 2), "iterations": result.n_iter, "method": "affine dual + SDP (harness.certify)",
+            "seconds": round(result.seconds, 2), "cpu_seconds": round(result.cpu_seconds, 2),
+            "iterations": result.n_iter, "method": "graph-cut dual + SDP (harness.certify)",
             "init_labels": init_solver, "t": float(result.point.t),
+            "graph_row_sum": 0.0 if result.point.G is None else float(np.mean(np.sum(result.point.G, axis=1))),
             "certificate": {"value": c.value, "lambda_max": c.lambda_max, "bias_residual": c.bias_residual,
                             "bias_bound": c.bias_bound, "margin": c.margin},
             "stages": [{k: v for k, v in st.items()} for st in result.stages],
@@ -116,8 +118,9 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     of the committed Table 8 runs (:func:`best_run_objectives`) is stored beside the bound, or,
     where those rows do not give it per binary problem, the objective ``init_solver`` reached
     (``best_solver`` says which).  Entries already stored for the same problem (same digest) are
-    kept unless ``force``; ``only`` restricts the build to these entry keys.  The store is saved
-    after each problem.
+    kept unless ``force``; with ``force`` a stored entry is replaced only by a bound at least as high (both
+    are certificates; the higher one is kept).  ``only`` restricts the build to these entry keys.
+    The store is saved after each problem.
     """
     from s3vm_bench.solvers import get_solver
 
@@ -151,9 +154,14 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
             out = optimize_bound(K, prob.y[:prob.n_lab], prob.k, s.C, s.c_star, labels, upper=value,
                                  time_limit=time_limit)
             entry = bound_entry(prob, out, value, who, init_solver)
-            store["entries"][prob.key] = entry
-            save_bounds(store, directory)
+            stored = store["entries"].get(prob.key)
+            kept = (stored is not None and stored.get("digest") == entry["digest"]
+                    and stored.get("best_objective") == value and stored["lower_bound"] > entry["lower_bound"])
+            if not kept:
+                store["entries"][prob.key] = entry
+                save_bounds(store, directory)
             gap = "--" if entry["gap"] is None else f"{100 * entry['gap']:.1f}%"
             echo(f"{dataset} {prob.key}: lower bound {entry['lower_bound']:.4f}, best objective {value:.4f} ({who}), "
-                 f"gap {gap} ({entry['seconds']:.1f} s)")
+                 f"gap {gap} ({entry['seconds']:.1f} s, {entry['cpu_seconds']:.1f} s CPU)"
+                 + (f"; the stored bound {stored['lower_bound']:.4f} is higher and is kept" if kept else ""))
     return store

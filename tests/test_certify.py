@@ -66,6 +66,21 @@ def test_bound_never_exceeds_brute_force_optimum(seed, n_per, n_pos, C):
     assert res.bound > res.stages[0]["bound"] or res.bound > 0
 
 
+@pytest.mark.parametrize("seed,n_per,n_pos,C", [(0, 7, 7, 3.0), (7, 10, 5, 2.0), (10, 5, 9, 30.0)])
+def test_bound_with_product_cuts_never_exceeds_brute_force_optimum(seed, n_per, n_pos, C):
+    # the product cuts of step 2 from the start: below the optimum, recomputed from the point alone,
+    # and (on these problems) tighter than the graph dual point alone
+    K, y, l, k, C = _tiny(seed, n_per=n_per, n_pos=n_pos, C=C)
+    masked = y.copy()
+    masked[l:] = 0.0
+    opt = brute_force(K, masked, k, C, C)
+    plain = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=200)
+    cut = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=200, products_from=0)
+    assert cut.certificate.feasible and cut.bound <= opt.objective * (1 + 1e-12)
+    assert check_dual_point(K, y[:l], k, C, C, cut.point).bound == cut.bound
+    assert cut.bound > plain.bound
+
+
 def test_bound_is_recomputed_from_the_point(tiny_certified):
     K, y, l, k, C, opt, res = tiny_certified
     again = check_dual_point(K, y[:l], k, C, C, res.point)
@@ -75,7 +90,7 @@ def test_bound_is_recomputed_from_the_point(tiny_certified):
     assert again.bound <= again.value - (u + 1) * again.lambda_max
 
 
-@pytest.mark.parametrize("perturb", ["lam", "m", "t"])
+@pytest.mark.parametrize("perturb", ["lam", "m", "t", "G"])
 def test_perturbed_dual_point_is_rejected(tiny_certified, perturb):
     K, y, l, k, C, opt, res = tiny_certified
     p = res.point
@@ -83,8 +98,10 @@ def test_perturbed_dual_point_is_rejected(tiny_certified, perturb):
         bad = dataclasses.replace(p, lam=p.lam - 1.0)
     elif perturb == "m":  # a balance multiplier pushed far makes the matrix indefinite
         bad = dataclasses.replace(p, m=p.m + np.r_[50.0, np.zeros(p.m.size - 1)])
-    else:  # a larger t with the same lam: the quadratic term outgrows the multipliers
-        bad = dataclasses.replace(p, t=2 * p.t, lam=p.lam)
+    elif perturb == "t":  # a larger t with the same lam: the quadratic term outgrows the multipliers
+        bad = dataclasses.replace(p, t=4 * p.t + 0.5, q=p.q, lam=p.lam)
+    else:  # larger graph weights with the same lam: the quadratic term outgrows the multipliers
+        bad = dataclasses.replace(p, G=4 * p.G + 0.5 * (1 - np.eye(p.G.shape[0])), lam=p.lam)
     cert = check_dual_point(K, y[:l], k, C, C, bad)
     assert not cert.feasible and cert.bound == -math.inf and cert.reasons
     # repaired instead of rejected, the bound is still valid
@@ -92,14 +109,28 @@ def test_perturbed_dual_point_is_rejected(tiny_certified, perturb):
     assert np.isfinite(fixed.bound) and fixed.bound <= opt.objective * (1 + 1e-12)
 
 
-@pytest.mark.parametrize("perturb", ["alpha", "q"])
+@pytest.mark.parametrize("perturb", ["alpha", "q", "G_negative", "G_asymmetric", "E_negative", "N_negative"])
 def test_negative_dual_variables_are_rejected_even_when_repairing(tiny_certified, perturb):
     K, y, l, k, C, opt, res = tiny_certified
     p = res.point
+    G = p.G.copy()
     if perturb == "alpha":
         bad = dataclasses.replace(p, alpha=np.r_[-1e-3, p.alpha[1:]])
-    else:
+    elif perturb == "q":
         bad = dataclasses.replace(p, q=np.r_[p.t * 1.001, p.q[1:]])
+    elif perturb == "G_negative":  # a negative graph weight makes a dual negative for some labeling
+        G[0, 1] = G[1, 0] = -1e-3
+        bad = dataclasses.replace(p, G=G)
+    elif perturb == "G_asymmetric":  # an asymmetric G: the bias term would depend on the labeling
+        G[0, 1] += 1e-3
+        bad = dataclasses.replace(p, G=G)
+    elif perturb == "E_negative":
+        E = p.E.copy()
+        E[0, 0] = -1e-3
+        bad = dataclasses.replace(p, E=E)
+    else:  # a negative multiplier of a product (1 +- y_j)(1 +- y_k) >= 0
+        u = p.q.size
+        bad = dataclasses.replace(p, N=np.r_[-1e-3, np.zeros(4 * u * u - 1)].reshape(4, u, u))
     for strict in (True, False):
         cert = check_dual_point(K, y[:l], k, C, C, bad, strict=strict)
         assert not cert.feasible and cert.bound == -math.inf
@@ -108,7 +139,7 @@ def test_negative_dual_variables_are_rejected_even_when_repairing(tiny_certified
 def test_bias_residual_is_rejected_or_charged(tiny_certified):
     K, y, l, k, C, opt, res = tiny_certified
     p = res.point
-    bad = dataclasses.replace(p, alpha=p.alpha * 1.01)  # sum_i a_i y_i no longer vanishes
+    bad = dataclasses.replace(p, alpha=p.alpha + np.r_[0.01, np.zeros(l - 1)])  # sum_i a_i y_i no longer vanishes
     bad = dataclasses.replace(bad, lam=bad.lam + 1.0)  # keep the matrix definite: only the bias is wrong
     cert = check_dual_point(K, y[:l], k, C, C, bad)
     assert not cert.feasible and any("bias" in r for r in cert.reasons)
@@ -117,6 +148,38 @@ def test_bias_residual_is_rejected_or_charged(tiny_certified):
     assert charged.bound <= opt.objective and charged.bound < res.bound
     repaired = check_dual_point(K, y[:l], k, C, C, make_feasible(K, y[:l], k, C, C, bad))
     assert repaired.feasible and repaired.bias_residual <= 1e-9
+
+
+def test_graph_dual_point_is_a_lower_bound_at_every_balanced_labeling():
+    # step 1 of the module docstring, checked labeling by labeling: the quadratic phi(y) is the
+    # dual value of the graph-cut dual point (a >= 0 for every labeling), and never exceeds J(y)
+    import itertools
+
+    from s3vm_bench.harness.certify import _terms
+
+    K, y, l, k, C = _tiny(4, n_per=5, n_pos=5)
+    u = K.shape[0] - l
+    rng = np.random.default_rng(0)
+    G = np.triu(rng.uniform(0.0, 0.4, (u, u)), 1)
+    t = 0.3
+    p = make_feasible(K, y[:l], k, C, C, DualPoint(rng.uniform(0, 1, l), t, rng.uniform(-t, t, u), np.zeros(u + 1),
+                                                   np.zeros(u + 1), G + G.T, rng.uniform(0.0, 0.4, (l, u))))
+    c0, g, M = _terms(K, y[:l], l, C, C, p.alpha, p.t, p.q, p.G, p.E)
+    masked = y.copy()
+    masked[l:] = 0.0
+    for pos in itertools.combinations(range(u), k):
+        yu = -np.ones(u)
+        yu[list(pos)] = 1.0
+        cut_lu = p.E * (1 - np.outer(y[:l], yu))
+        a_u = p.t + p.q * yu + (p.G * (1 - np.outer(yu, yu))).sum(axis=1) + cut_lu.sum(axis=0)
+        a = np.r_[p.alpha + cut_lu.sum(axis=1), a_u]
+        assert np.all(a >= 0)
+        gam = a * np.r_[y[:l], yu]
+        assert abs(gam.sum()) < 1e-12  # the bias term vanishes for every balanced labeling
+        direct = a.sum() - np.sum(a ** 2) / (4 * C) - 0.5 * gam @ K @ gam
+        phi = c0 + g @ yu - 0.5 * yu @ M @ yu
+        assert phi == pytest.approx(direct, rel=1e-10, abs=1e-10)
+        assert phi <= s3vm_objective(K, masked, yu, C, C).objective + 1e-9
 
 
 def test_start_point_reproduces_the_labeling_dual():
