@@ -20,7 +20,13 @@ steps S usually changes by a few points and the diagonal by a few entries, and o
   ``dpotrf`` from the lower triangle of the block, gathered element by element (``O(m^2)``
   reads of K, no copy of whole rows) straight into the column-major layout LAPACK works on;
   the last gathered block is kept, so a new diagonal on the same points (the successive lam of
-  a Levenberg-Marquardt step) costs a copy, not a gather.
+  a Levenberg-Marquardt step) costs a copy, not a gather;
+* with ``recall > 0``, returns a factor computed anew among the last ``recall`` ones when (S, d)
+  is that factor's: the lam of JMLR 2008 Alg. 6 can cycle through a few values (lam, 4 lam,
+  lam / 2 ...) while the support set and its curvatures stay the same, so the same matrix is
+  factored again. LAPACK ``dpotrf`` on the same input gives the same output, so a recalled
+  factor is bit-for-bit the one a new factorization would give (a failed factorization is
+  recalled as a failure). A recalled factor is copied before it is modified.
 
 The factor's rows are in the order the points entered, not necessarily sorted; :meth:`solve`
 permutes right-hand sides accordingly. :meth:`forward` and :meth:`backward` are its two
@@ -68,6 +74,18 @@ def _gather_lower(K, idx, out):  # pragma: no cover - compiled
         Ki = K[idx[i]]
         for j in range(i + 1):
             out[i, j] = Ki[idx[j]]
+
+
+@njit(cache=True, nogil=True)
+def _gather_lower_twice(K, idx, out, keep):  # pragma: no cover - compiled
+    """``out[i, j] = keep[i, j] = K[idx[i], idx[j]]`` for ``j <= i``: :func:`_gather_lower` into two
+    arrays with one read of K."""
+    for i in range(idx.size):
+        Ki = K[idx[i]]
+        for j in range(i + 1):
+            v = Ki[idx[j]]
+            out[i, j] = v
+            keep[i, j] = v
 
 
 @njit(cache=True, nogil=True)
@@ -160,16 +178,23 @@ class CholeskyCache:
     refresh : int, default=200
         Points modified (entered, left, or with a changed diagonal) after which the next change
         is a new factorization.
+    recall : int, default=0
+        New factorizations kept (with their S and d) to be returned again when the same (S, d)
+        asks for a new one (module docstring); each kept factor holds ``|S|^2`` floats.
 
     Attributes
     ----------
     n_factor, n_reuse, n_modify : int
-        New factorizations, unchanged reuses and modifications so far.
+        New factorizations (computed or recalled), unchanged reuses and modifications so far.
+    n_recall : int
+        Of the ``n_factor`` new factorizations, those recalled rather than computed.
     """
 
-    def __init__(self, K, refresh=200):
+    def __init__(self, K, refresh=200, recall=0):
         self.K = K = check_kernel_matrix(K)
         self.refresh = int(refresh)
+        self.recall = int(recall)
+        self._recent = []  # (idx, diag, factor or None if not PD) of the last new factorizations, oldest first
         self._order = None  # point of each row of the factor
         self._diag = None  # d of each row of the factor
         self._L = None  # lower factor, Fortran-ordered
@@ -177,7 +202,7 @@ class CholeskyCache:
         self._drift = 0
         self._block_idx = self._block = None  # the last gathered K[idx, idx]
         self._pos = np.full(K.shape[0], -1, dtype=np.intp)
-        self.n_factor = self.n_reuse = self.n_modify = 0
+        self.n_factor = self.n_reuse = self.n_modify = self.n_recall = 0
 
     # ---------------------------------------------------------------- gathering
     def block(self, rows, cols):
@@ -215,21 +240,45 @@ class CholeskyCache:
         return self._new(idx, diag)
 
     def _new(self, idx, diag):
+        self.n_factor += 1
+        self._perm = None
+        if self._recall(idx, diag):
+            return self._L is not None
         m = idx.size
         if self._block_idx is not None and np.array_equal(idx, self._block_idx):
             M = self._block.copy(order="F")  # same points, new diagonal (a new Levenberg-Marquardt lam)
         else:
-            M = self.lower_block(idx)
-            self._block_idx, self._block = idx.copy(), M.copy(order="F")
+            idx = idx.copy()
+            M = np.zeros((m, m), order="F")
+            block = np.zeros((m, m), order="F")
+            _gather_lower_twice(self.K, idx, M, block)
+            self._block_idx, self._block = idx, block
         M.ravel(order="K")[:: m + 1] += diag  # the diagonal (a view: M is contiguous)
         L, info = dpotrf(M, lower=1, overwrite_a=1, clean=0)
-        self.n_factor += 1
-        self._perm = None
         if info != 0:
             self._L = self._order = self._diag = None
-            return False
-        self._L, self._order, self._diag, self._drift = L, idx.copy(), diag.copy(), 0
-        return True
+        else:
+            self._L, self._order, self._diag, self._drift = L, idx.copy(), diag.copy(), 0
+        if self.recall > 0:
+            if len(self._recent) >= self.recall:
+                del self._recent[0]
+            self._recent.append((idx.copy() if self._L is None else self._order,
+                                 diag.copy() if self._L is None else self._diag, self._L))
+        return self._L is not None
+
+    def _recall(self, idx, diag):
+        """Set the state :meth:`_new` would compute from a kept new factorization of (idx, diag);
+        False when none is kept."""
+        for k, (r_idx, r_diag, r_L) in enumerate(self._recent):
+            if r_idx.size == idx.size and np.array_equal(r_idx, idx) and np.array_equal(r_diag, diag):
+                self._recent.append(self._recent.pop(k))  # the most recently used is kept longest
+                self.n_recall += 1
+                if r_L is None:
+                    self._L = self._order = self._diag = None
+                else:
+                    self._L, self._order, self._diag, self._drift = r_L, r_idx, r_diag, 0
+                return True
+        return False
 
     def _modify(self, idx, diag):
         """Modify the kept factor toward (idx, diag) if that is cheaper; False when it was not done."""
@@ -262,6 +311,8 @@ class CholeskyCache:
         L = self._L
         keep_order = order
         if changed.size or leave.size:
+            if any(L is r_L for _, _, r_L in self._recent):
+                L = L.copy(order="F")  # a kept factor is not modified in place (it may be recalled)
             # Diagonal changes (updates before downdates), then deletions, in one pass over L.
             changed = changed[np.argsort(delta[changed] < 0.0, kind="stable")]
             kept = np.flatnonzero(stay)

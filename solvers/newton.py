@@ -29,6 +29,10 @@ from ._validation import Interval, Options
 
 __all__ = ["NewtonS3VM"]
 
+#: New factorizations of eq. (18)'s system kept for recall by the cache of one solve
+#: (:class:`solvers._cholesky.CholeskyCache`): a bit-identical shortcut, not a change of method.
+_RECALL = 3
+
 
 class NewtonS3VM(MeanOutputS3VM):
     """Newton S3VM (JMLR 2008 Sec. 4.4, Alg. 6) with the flat or the quadratic unlabeled loss.
@@ -134,7 +138,9 @@ class NewtonS3VM(MeanOutputS3VM):
                 return v_l + cs * float(np.sum(U.value)), d, h
             return loss
 
-        factors = CholeskyCache(K)  # one factorization cache for every stage of this solve
+        # One factorization cache for every stage of this solve; it recalls the last new
+        # factorizations, since lam of Alg. 6 often cycles (lam, 4 lam, lam / 2) on one support set.
+        factors = CholeskyCache(K, recall=_RECALL)
         beta = None
         trace = []
         n_iter = 0

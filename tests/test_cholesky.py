@@ -189,3 +189,33 @@ def test_large_change_is_a_modification_when_cheaper_and_solves_the_new_system(m
     monkeypatch.setattr(chol, "_TRSM_COST", 0.0)
     _check(cache, K, idx2, diag[idx2], rng)
     assert (cache.n_factor, cache.n_modify) == (1, 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_recalled_factors_are_those_of_new_factorizations(seed):
+    """With ``recall``, a (S, d) factored anew among the last ``recall`` new factorizations is not
+    factored again: the Levenberg-Marquardt lam cycling on one support set (JMLR 2008 Alg. 6). Every
+    solve is bit-for-bit that of a cache without recall, through modifications of a recalled factor
+    (which must leave the kept one intact) and a recalled failure."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    K = _kernel(n, seed=seed)
+    idx = np.sort(rng.choice(n, 35, replace=False))
+    d_all = rng.uniform(0.1, 1.0, n)
+    d = d_all[idx]
+    idx2 = np.sort(np.r_[idx[:-2], np.setdiff1d(np.arange(n), idx)[:1]])  # two out, one in: modified
+    bad = np.r_[np.ones(idx.size - 1), -1e6]  # not positive definite
+    sequence = [(idx, d), (idx, 4 * d), (idx, 2 * d), (idx, d), (idx2, d_all[idx2]), (idx, d), (idx, 4 * d),
+                (idx, 2 * d), (idx, bad), (idx, bad), (idx, d), (idx, 2 * d)]
+    # refresh=5: a change of every diagonal entry (a new lam) is a new factorization, the first
+    # change of three points a modification (of a recalled factor), the second a new factorization
+    plain, kept = CholeskyCache(K, refresh=5), CholeskyCache(K, refresh=5, recall=3)
+    for i, (s, diag) in enumerate(sequence):
+        ok = plain.factor(s, diag)
+        assert kept.factor(s, diag) == ok
+        if ok:
+            rhs = rng.standard_normal((s.size, 2))
+            np.testing.assert_array_equal(kept.solve(rhs), plain.solve(rhs))
+            np.testing.assert_array_equal(kept.forward(rhs), plain.forward(rhs))
+    assert (kept.n_recall, kept.n_modify, plain.n_recall) == (6, 1, 0)
+    assert (kept.n_factor, kept.n_modify, kept.n_reuse) == (plain.n_factor, plain.n_modify, plain.n_reuse)
