@@ -38,13 +38,18 @@ def _tiny(seed, n_per=7, l=4, C=3.0, n_pos=None):
     return K, y, l, k, C
 
 
+def _tiny_optimum(seed, **kw):
+    """:func:`_tiny` and its balanced optimum by brute force over the unlabeled labels."""
+    K, y, l, k, C = _tiny(seed, **kw)
+    masked = y.copy()
+    masked[l:] = 0.0
+    return K, y, l, k, C, brute_force(K, masked, k, C, C)
+
+
 @pytest.fixture(scope="module")
 def tiny_certified():
     """A tiny problem, its brute-force optimum and an optimized certified dual point."""
-    K, y, l, k, C = _tiny(0)
-    masked = y.copy()
-    masked[l:] = 0.0
-    opt = brute_force(K, masked, k, C, C)
+    K, y, l, k, C, opt = _tiny_optimum(0)
     res = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=300)
     return K, y, l, k, C, opt, res
 
@@ -53,10 +58,7 @@ def tiny_certified():
                          + [(s, 10, 5, 2.0) for s in range(6, 10)] + [(10, 5, 9, 30.0)])
 def test_bound_never_exceeds_brute_force_optimum(seed, n_per, n_pos, C):
     # balanced and unbalanced unlabeled sets (s = 2k - u = 0 and != 0), small and large C
-    K, y, l, k, C = _tiny(seed, n_per=n_per, n_pos=n_pos, C=C)
-    masked = y.copy()
-    masked[l:] = 0.0
-    opt = brute_force(K, masked, k, C, C)
+    K, y, l, k, C, opt = _tiny_optimum(seed, n_per=n_per, n_pos=n_pos, C=C)
     # start from the true labeling (any balanced labeling is only a starting point)
     res = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=300)
     assert res.certificate.feasible
@@ -70,10 +72,7 @@ def test_bound_never_exceeds_brute_force_optimum(seed, n_per, n_pos, C):
 def test_bound_with_product_cuts_never_exceeds_brute_force_optimum(seed, n_per, n_pos, C):
     # the product cuts of step 2 from the start: below the optimum, recomputed from the point alone,
     # and (on these problems) tighter than the graph dual point alone
-    K, y, l, k, C = _tiny(seed, n_per=n_per, n_pos=n_pos, C=C)
-    masked = y.copy()
-    masked[l:] = 0.0
-    opt = brute_force(K, masked, k, C, C)
+    K, y, l, k, C, opt = _tiny_optimum(seed, n_per=n_per, n_pos=n_pos, C=C)
     plain = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=200)
     cut = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=200, products_from=0)
     assert cut.certificate.feasible and cut.bound <= opt.objective * (1 + 1e-12)
