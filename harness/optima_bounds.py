@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .optima_store import (BOUND_RUNS_TABLE, BOUND_SETS, _check_bound_set, _module_sha, load_bounds,
+from .optima_store import (BOUND_RUNS_TABLE, BOUND_SETS, _check_bound_set, _closure_sha, load_bounds,
                            save_bounds)
 from .protocol import _gram
 from .reference_sets import BinaryProblem, binary_problems
@@ -100,7 +100,7 @@ def bound_entry(problem: BinaryProblem, result, best_objective, best_solver, ini
             "certificate": {"value": c.value, "lambda_max": c.lambda_max, "bias_residual": c.bias_residual,
                             "bias_bound": c.bias_bound, "margin": c.margin},
             "stages": [{k: v for k, v in st.items()} for st in result.stages],
-            "certify_module_sha256": _module_sha("harness.certify")}
+            "certify_sha256": _closure_sha("harness.certify")}
 
 
 #: A relative gap at or below this counts as "certified optimal" (the harness's Newton solves

@@ -11,14 +11,11 @@ whose digest no longer matches. Labelings are stored as strings of ``+`` and ``-
 
 from __future__ import annotations
 
-import hashlib
 import json
 import warnings
 from pathlib import Path
 
 import numpy as np
-
-from s3vm_bench import import_name
 
 from ._atomic import atomic_write
 from .paths import work_dir
@@ -108,13 +105,6 @@ def lookup(problem: BinaryProblem, store: dict, what: str = "optimum", rebuild: 
 
 
 # ------------------------------------------------------------------------------------ provenance and labelings
-def _module_sha(module: str) -> str:
-    """First 16 hex digits of the sha256 of a module's file: which code computed a bound."""
-    import importlib
-
-    return hashlib.sha256(Path(importlib.import_module(import_name(module)).__file__).read_bytes()).hexdigest()[:16]
-
-
 def _closure_sha(module: str) -> str:
     """First 16 hex digits of the sha256 over the code of ``module`` and of every project module it
     imports, transitively (:func:`harness.cell_keys.source_closure`; comments and docstrings do not

@@ -154,7 +154,7 @@ def test_graph_dual_point_is_a_lower_bound_at_every_balanced_labeling():
     # dual value of the graph-cut dual point (a >= 0 for every labeling), and never exceeds J(y)
     import itertools
 
-    from s3vm_bench.harness.certify import _terms
+    from s3vm_bench.harness.certify_check import _terms
 
     K, y, l, k, C = _tiny(4, n_per=5, n_pos=5)
     u = K.shape[0] - l
