@@ -1,8 +1,8 @@
 """Fits run together so that their passes over shared features become one pass.
 
 The one-versus-rest problems of a split (JMLR 2008 Sec. 5.2) share the training points and so the
-kernel-PCA features ``Z`` of nabla-S3VM and cS3VM (Sec. 4, "Method 1"); each evaluation of their
-objective (14) reads all of ``Z`` once (``Z w`` and ``Z^T d``). :func:`run_together` runs such fits
+kernel-PCA features ``Z`` of nabla-S3VM, cS3VM and nabla-DA (Sec. 4, "Method 1"); each evaluation
+of their objectives (14) and (9) reads all of ``Z`` (``Z w`` and ``Z^T d``). :func:`run_together` runs such fits
 in threads, one per problem, as members of a :class:`PassGroup`: a member that needs a pass
 submits it and waits until every member still running has submitted one too (or finished); the
 last to arrive then runs all the waiting passes that share their features in one sweep over

@@ -30,17 +30,28 @@ problem into a linear one in w, whose Hessian ``I + Z^T D Z`` is far better cond
 quasi-Newton method than that of the expansion coefficients (``K + K D K``, Method 2); the
 expansion of the returned model is ``beta = U Lambda^{-1/2} w`` (so ``K beta = Z w``). For the
 linear kernel Z is X itself (dense or sparse) and w is the weight vector.
+
+Products with dense features. Each evaluation of S reads Z twice, for ``o = Z w + b`` and for
+``Z^T dS/do``, with the balance root between the two. The one-versus-rest problems of a split
+share Z (the kernel-PCA map of the split), so they run together (``batched_ovr``,
+:mod:`solvers.batch`): the products of every member waiting for one are computed in one sweep
+over the rows of Z (:func:`_outputs_pass`, :func:`_gradient_pass`), block by block, so that each
+block is read from memory once for all of them. Each member's products are the same
+floating-point operations whether it runs alone or with others, so the results do not depend on
+the batching.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from scipy.optimize import minimize
 from scipy.special import expit
 
 from ._balance import n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit, shared_work
+from .batch import current_group
 from ._kernels import kernel_pca_map
 from ._annealing import (ANNEALING_CONSTRAINTS, LOSSES, _AnnealingParams, _log_pq, bernoulli_entropy,
                          s3vm_objective, solve_nu)
@@ -62,6 +73,19 @@ def _unlabeled_terms(o_u, C_star, T, r, loss):
     # d/do [p V(o) + q V(-o)] at fixed p (envelope theorem): p V'(o) - q V'(-o).
     grad = C_star * (p * plus.grad - q * minus.grad)
     return value, grad, root
+
+
+def _objective_terms(w, o, y_pm, labeled, C, C_star, T, r, loss):
+    """S of eq. (9) at outputs ``o`` (``1/2 ||w||^2`` included) and ``dS/do``; also the root."""
+    L = LOSSES[loss]
+    unl = ~labeled
+    lab = L(y_pm[labeled] * o[labeled])
+    value_u, grad_u, root = _unlabeled_terms(o[unl], C_star, T, r, loss)
+    value = 0.5 * float(w @ w) + C * float(np.sum(lab.value)) + value_u
+    d = np.empty_like(o)
+    d[labeled] = C * y_pm[labeled] * lab.grad
+    d[unl] = grad_u
+    return value, d, root
 
 
 def smoothed_objective(w, b, Z, y_pm, labeled, *, C, C_star, T, r, loss="l2"):
@@ -89,19 +113,105 @@ def smoothed_objective(w, b, Z, y_pm, labeled, *, C, C_star, T, r, loss="l2"):
     root : solvers._annealing.NuRoot
         ``p*`` and nu at (w, b).
     """
+    products = _Products(Z)
     w = np.asarray(w, dtype=np.float64)
-    o = np.asarray(Z @ w).ravel() + float(b)
-    L = LOSSES[loss]
-    unl = ~labeled
-    m = y_pm[labeled] * o[labeled]
-    lab = L(m)
-    value_u, grad_u, root = _unlabeled_terms(o[unl], C_star, T, r, loss)
-    value = 0.5 * float(w @ w) + C * float(np.sum(lab.value)) + value_u
-    d = np.empty_like(o)
-    d[labeled] = C * y_pm[labeled] * lab.grad
-    d[unl] = grad_u
-    grad_w = w + np.asarray(Z.T @ d).ravel()
-    return value, grad_w, float(d.sum()), root
+    o = products.outputs(w, float(b))
+    value, d, root = _objective_terms(w, o, y_pm, labeled, C, C_star, T, r, loss)
+    return value, w + products.gradient(d), float(d.sum()), root
+
+
+@njit(cache=True, nogil=True)
+def _outputs_pass(Z, W, B, O, block):
+    """``O[j] = Z W[j] + B[j]`` for every j, in one sweep over blocks of ``block`` rows of Z.
+
+    Row ``j``'s numbers come from the same operations (one BLAS ``gemv`` per block) whatever the
+    other rows of ``W`` are.
+    """
+    n = Z.shape[0]
+    for s0 in range(0, n, block):
+        s1 = min(s0 + block, n)
+        Zb = Z[s0:s1]
+        for j in range(W.shape[0]):
+            ob = np.dot(Zb, W[j])
+            for k in range(s1 - s0):
+                O[j, s0 + k] = ob[k] + B[j]
+
+
+@njit(cache=True, nogil=True)
+def _gradient_pass(Z, D, ACC, block):
+    """``ACC[j] = Z^T D[j]`` for every j, in one sweep over blocks of ``block`` rows of Z (summed
+    block after block; row ``j``'s numbers do not depend on the other rows of ``D``)."""
+    n = Z.shape[0]
+    ACC[:, :] = 0.0
+    for s0 in range(0, n, block):
+        s1 = min(s0 + block, n)
+        Zb = Z[s0:s1]
+        for j in range(D.shape[0]):
+            ACC[j] += np.dot(D[j, s0:s1], Zb)
+
+
+def _run_outputs(payloads):
+    """Outputs ``Z w + b`` of each payload (same Z and block), in one :func:`_outputs_pass`."""
+    Z, block = payloads[0]["Z"], payloads[0]["block"]
+    W = np.array([p["w"] for p in payloads])
+    B = np.array([p["b"] for p in payloads])
+    O = np.empty((len(payloads), Z.shape[0]))
+    _outputs_pass(Z, W, B, O, block)
+    return list(O)
+
+
+def _run_gradients(payloads):
+    """``Z^T d`` of each payload (same Z and block), in one :func:`_gradient_pass`."""
+    Z, block = payloads[0]["Z"], payloads[0]["block"]
+    D = np.array([p["d"] for p in payloads])
+    ACC = np.empty((len(payloads), Z.shape[1]))
+    _gradient_pass(Z, D, ACC, block)
+    return list(ACC)
+
+
+class _Products:
+    """``Z w + b`` and ``Z^T d`` for one fit.
+
+    Dense float64 C-contiguous features go through :func:`_outputs_pass` and
+    :func:`_gradient_pass`, shared with the other members of the calling thread's group
+    (:func:`solvers.batch.current_group`) when there is one; other features (sparse, or the
+    linear kernel's X) through their own ``@``.
+    """
+
+    #: Bytes of Z per block of rows (a few blocks fit a core's L2 cache).
+    block_bytes = 1 << 18
+
+    def __init__(self, Z):
+        self.Z = Z
+        self.blocked = (isinstance(Z, np.ndarray) and Z.dtype == np.float64 and Z.ndim == 2
+                        and Z.flags.c_contiguous)
+        if self.blocked:
+            n, d = Z.shape
+            self.block = max(1, min(n, self.block_bytes // (8 * max(d, 1))))
+
+    def _submit(self, name, execute, **payload):
+        payload.update(Z=self.Z, block=self.block)
+        group = current_group()
+        if group is None:
+            return execute([payload])[0]
+        return group.submit((name, id(self.Z), self.block), payload, execute)
+
+    def outputs(self, w, b):
+        if not self.blocked:
+            return np.asarray(self.Z @ w).ravel() + b
+        return self._submit("grad_da-outputs", _run_outputs, w=np.ascontiguousarray(w, dtype=np.float64), b=b)
+
+    def gradient(self, d):
+        if not self.blocked:
+            return np.asarray(self.Z.T @ d).ravel()
+        return self._submit("grad_da-gradient", _run_gradients, d=np.ascontiguousarray(d, dtype=np.float64))
+
+
+def _feature_map(gram):
+    """The kernel-PCA map of ``gram`` (:func:`solvers._kernels.kernel_pca_map`), its features
+    C-contiguous: the layout :func:`_outputs_pass` reads block by block."""
+    Z, kmap = kernel_pca_map(gram, "eigh")
+    return np.ascontiguousarray(Z), kmap
 
 
 class GradDA(_AnnealingParams, BaseS3VM):
@@ -159,6 +269,11 @@ class GradDA(_AnnealingParams, BaseS3VM):
 
     _accepts_sparse = True  # rbf: only the Gram matrix is used; linear: Z = X works sparse
     balance = "threshold"
+    #: The one-versus-rest fits of a split share their products with the kernel-PCA features
+    #: (module doc, :mod:`solvers.batch`).
+    batched_ovr = True
+    #: 2: products with dense features blocked (:func:`_outputs_pass`), shared by the fits of a split.
+    result_version = 2
     _parameter_constraints: dict = {**BaseS3VM._parameter_constraints, **ANNEALING_CONSTRAINTS,
                                     "loss": [Options({"l2", "sqr"})]}
 
@@ -184,9 +299,10 @@ class GradDA(_AnnealingParams, BaseS3VM):
         if gram is None:  # linear kernel: Method 1 with z = x
             Z, basis = (X.tocsr() if sp.issparse(X) else X), None
         else:  # one eigendecomposition per split, shared by its one-versus-rest fits
-            Z, kmap = (kernel_pca_map(gram, "eigh") if self._gram_key is None
-                       else shared_work(("kernel_pca", self._gram_key, "eigh"), lambda: kernel_pca_map(gram, "eigh")))
+            Z, kmap = (_feature_map(gram) if self._gram_key is None
+                       else shared_work(("kernel_pca", self._gram_key, "eigh"), lambda: _feature_map(gram)))
             basis = kmap.basis
+        products = _Products(Z)
         d = Z.shape[1]
         C = float(self.C)
         C_star, r, T = self._resolve(y_pm, labeled)
@@ -194,10 +310,15 @@ class GradDA(_AnnealingParams, BaseS3VM):
         k_pos = n_positive(int(unl.sum()), r)
         gtol = float(self.tol) * max(1.0, C, C_star)
 
+        def evaluate(w, b, T):
+            o = products.outputs(w, b)
+            value, dS, root = _objective_terms(w, o, y_pm, labeled, C, C_star, T, r, self.loss)
+            return value, dS, root, o
+
         def fun(x, T):
-            v, gw, gb, _ = smoothed_objective(x[:d], x[d], Z, y_pm, labeled, C=C, C_star=C_star, T=T, r=r,
-                                              loss=self.loss)
-            return v, np.append(gw, gb)
+            w = x[:d]
+            value, dS, _, _ = evaluate(w, float(x[d]), T)
+            return value, np.append(w + products.gradient(dS), dS.sum())
 
         x = np.zeros(d + 1)
         trace, best = [], None
@@ -210,8 +331,7 @@ class GradDA(_AnnealingParams, BaseS3VM):
             x = res.x
             n_iter += int(res.nit)
             w, b = x[:d], float(x[d])
-            o = np.asarray(Z @ w).ravel() + b
-            S, _, _, root = smoothed_objective(w, b, Z, y_pm, labeled, C=C, C_star=C_star, T=T, r=r, loss=self.loss)
+            S, _, root, o = evaluate(w, b, T)
             H = bernoulli_entropy(root.logit)
             beta = w if basis is None else basis @ w
             s3 = s3vm_objective(0.5 * float(w @ w), o, y_pm, labeled, C, C_star, k_pos, self.loss)

@@ -7,11 +7,13 @@ import threading
 import numpy as np
 import pytest
 
+import s3vm_bench.solvers.grad_da as gd
 import s3vm_bench.solvers.grad_s3vm as gs
 from s3vm_bench.data_registry import Dataset, Split
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
 from s3vm_bench.solvers.base import PassGroup, current_group, run_together
 from s3vm_bench.solvers.cs3vm import CS3VM
+from s3vm_bench.solvers.grad_da import GradDA
 from s3vm_bench.solvers.grad_s3vm import GradS3VM
 
 
@@ -74,6 +76,46 @@ def test_the_pass_of_one_point_does_not_depend_on_the_others():
         assert (lab, unl) == (lab1, unl1)
         np.testing.assert_array_equal(o, o1)
         np.testing.assert_array_equal(acc, acc1)
+
+
+def test_grad_da_one_vs_rest_together_gives_the_numbers_of_fits_alone(monkeypatch):
+    """nabla-DA's classes fitted together share their products with Z and give, bit for bit, the
+    outputs, objectives and iteration counts of the classes fitted one after another."""
+    ds, split = _four_blobs()
+    settings = ProtocolSettings(kernel="rbf", sigma=1.0, C=1.0)
+    sizes = []
+    real = gd._run_outputs
+
+    def spy(payloads):
+        sizes.append(len(payloads))
+        return real(payloads)
+
+    monkeypatch.setattr(gd, "_run_outputs", spy)
+    together = run_split(GradDA, {}, ds, split, settings)
+    assert max(sizes) == 4
+    monkeypatch.setattr(GradDA, "batched_ovr", False)
+    sizes.clear()
+    alone = run_split(GradDA, {}, ds, split, settings)
+    assert max(sizes) == 1
+    assert together.objective == alone.objective
+    for a, b in zip(together.binary, alone.binary, strict=True):
+        np.testing.assert_array_equal(a.unlabeled_outputs, b.unlabeled_outputs)
+        assert (a.n_iter, a.stop_reason) == (b.n_iter, b.stop_reason)
+
+
+def test_grad_da_products_of_one_point_do_not_depend_on_the_others():
+    """_outputs_pass and _gradient_pass give row j's Z w_j + b_j and Z^T d_j whatever rows share
+    the pass, equal to the plain products up to rounding."""
+    rng = np.random.default_rng(5)
+    n, d, m = 41, 7, 4
+    Z = rng.standard_normal((n, d))
+    pay = [dict(Z=Z, block=5, w=rng.standard_normal(d), b=0.3 * j, d=rng.standard_normal(n)) for j in range(m)]
+    outs, grads = gd._run_outputs(pay), gd._run_gradients(pay)
+    for p, o, g in zip(pay, outs, grads):
+        np.testing.assert_array_equal(o, gd._run_outputs([p])[0])
+        np.testing.assert_array_equal(g, gd._run_gradients([p])[0])
+        np.testing.assert_allclose(o, Z @ p["w"] + p["b"], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(g, Z.T @ p["d"], rtol=1e-12, atol=1e-12)
 
 
 def test_run_together_returns_results_in_order_and_gathers_submissions():
