@@ -96,7 +96,8 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
     search_stall_halvings : int >= 1 or None, default=2
         Early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
         consecutive halvings of the bracket left the positive counts at both of its ends
-        unchanged, the count is taken to jump over round(u r) and the search stops; constraint
+        unchanged and moved both ends, the count is taken to jump over round(u r) and the search
+        stops (:func:`~solvers._balance.dichotomic_search`); constraint
         (3) is then met by the threshold shift of the closest solution, as when the bracket
         shrinks below 1e-4 (``info["search_stop"] == "stall"``). None bisects down to that
         width.
