@@ -93,14 +93,15 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
     tol : float, default=1e-9
     max_iter : int, default=1000
         L-BFGS iterations per stage at most.
-    search_stall_halvings : int >= 1 or None, default=2
-        Early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
+    search_stall_halvings : int >= 1 or None, default=None
+        Opt-in early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
         consecutive halvings of the bracket left the positive counts at both of its ends
         unchanged and moved both ends, the count is taken to jump over round(u r) and the search
         stops (:func:`~solvers._balance.dichotomic_search`); constraint
         (3) is then met by the threshold shift of the closest solution, as when the bracket
-        shrinks below 1e-4 (``info["search_stop"] == "stall"``). None bisects down to that
-        width.
+        shrinks below 1e-4 (``info["search_stop"] == "stall"``). It can stop on a worse solution
+        than the full bisection, which may still meet closer counts in a narrow bracket. None
+        (default) bisects down to that width.
     search_warm_stages : int >= 1 or None, default=None
         Opt-in cheaper dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12). The first r~ is
         solved with the whole continuation of Sec. 4.3 (Alg. 5) from w = 0; every later r~ runs
@@ -125,7 +126,8 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
            vector machines. *Journal of Machine Learning Research*, 9:203-233, 2008.
     """
 
-    #: 2: the dichotomic search stops on a stalled bracket by default (``search_stall_halvings=2``).
+    #: 2: evaluations of objective (14) in one blocked pass over C-contiguous features
+    #: (:func:`solvers.grad_s3vm._objective_pass`), which sums in another order than two products.
     result_version = 2
     _accepts_sparse = True
     _parameter_constraints: dict = {
@@ -137,7 +139,7 @@ class CS3VM(Method1Mixin, MeanOutputS3VM):
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, s=5.0, n_smooth=10,
                  final_smoothing=0.01, kernel_map="eigh", tol=1e-9, max_iter=1000,
-                 search_stall_halvings=2, search_warm_stages=None):
+                 search_stall_halvings=None, search_warm_stages=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
