@@ -136,10 +136,13 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
 
     With ``stall_halvings = m`` the bisection also stops, without an exact count, once ``m``
     consecutive halvings have left the counts at both ends of the bracket unchanged (each new
-    midpoint gave the same count as the end it replaced): the count then most likely jumps over
-    the target at one r~ (the solution path bifurcates) and further halvings would only narrow
-    the bracket around that jump until ``xtol``. The caller then applies the same threshold shift
-    (:func:`threshold_shift`) to the closest solution as after a search that ran to ``xtol``.
+    midpoint gave the same count as the end it replaced) and have moved both ends: the count
+    then most likely jumps over the target at one r~ (the solution path bifurcates) and further
+    halvings would only narrow the bracket around that jump until ``xtol``. Halvings that move
+    only one end with its count unchanged (a range of r~ where the count is flat, e.g. 0
+    positives far below the target) do not stop it. The caller then applies the same threshold
+    shift (:func:`threshold_shift`) to the closest solution as after a search that ran to
+    ``xtol``.
 
     Parameters
     ----------
@@ -160,8 +163,9 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
         Width of the bracket in r~ at which bisection gives up: a non-convex solver's count can
         jump over the target as r~ moves (its solution path bifurcates), and no r~ then hits it.
     stall_halvings : int >= 1 or None, default=None
-        Stop after this many consecutive halvings that changed neither end's count (see above);
-        None never stops for that reason.
+        Stop after this many consecutive halvings that changed neither end's count, among which
+        each end moved at least once (so at least two; see above); None never stops for that
+        reason.
 
     Returns
     -------
@@ -173,6 +177,7 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     lo = hi = None  # r~ known to give too few / too many positives
     n_lo = n_hi = None  # their counts
     stalled = 0  # consecutive halvings that left (n_lo, n_hi) unchanged
+    moved = set()  # the ends ("lo", "hi") those halvings moved
     r = float(r0)
     it = 0
     for it in range(1, max_iter + 1):
@@ -186,16 +191,20 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
         halving = lo is not None and hi is not None  # r was a midpoint of the bracket
         before = (n_lo, n_hi)
         if count < target:
-            lo, n_lo = r, count
+            lo, n_lo, end = r, count, "lo"
         else:
-            hi, n_hi = r, count
+            hi, n_hi, end = r, count, "hi"
         if lo is not None and hi is not None:
             if halving:
-                stalled = stalled + 1 if (n_lo, n_hi) == before else 0
+                if (n_lo, n_hi) == before:
+                    stalled += 1
+                    moved.add(end)
+                else:
+                    stalled, moved = 0, set()
             if hi - lo < xtol:
                 stop = "xtol"
                 break
-            if stall_halvings is not None and stalled >= stall_halvings:
+            if stall_halvings is not None and stalled >= stall_halvings and len(moved) == 2:
                 stop = "stall"
                 break
             r = 0.5 * (lo + hi)

@@ -206,10 +206,10 @@ class MeanOutputS3VM(BaseS3VM):
     the balance then only holds on average, eq. 12). A subclass that declares the parameter
     ``search_stall_halvings`` (None, or an int >= 1) passes it to the search as
     ``stall_halvings``: the search then also stops once that many consecutive halvings left the
-    counts at both ends of the bracket unchanged, and the threshold shift below is applied to
-    the closest solution (:func:`~solvers._balance.dichotomic_search`). A subclass that declares
-    ``search_warm_stages`` (None, or an int >= 1) and sets it has every solve of the search after
-    the first called as ``_solve(..., warm=start)``, ``start`` being the :class:`Solution` whose
+    counts at both ends of the bracket unchanged and moved both ends, and the threshold shift
+    below is applied to the closest solution (:func:`~solvers._balance.dichotomic_search`). A
+    subclass that declares ``search_warm_stages`` (None, or an int >= 1) and sets it has every
+    solve of the search after the first called as ``_solve(..., warm=start)``, ``start`` being the :class:`Solution` whose
     unlabeled positive count came closest to round(u r) so far (the later one on a tie): the
     continuation in r~ then follows the best solution met, not one that jumped away from the
     target.

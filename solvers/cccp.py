@@ -66,7 +66,7 @@ class CCCP(MeanOutputS3VM):
     search_stall_halvings : int >= 1 or None, default=None
         Opt-in early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
         consecutive halvings of the bracket left the positive counts at both of its ends
-        unchanged, the search stops and constraint (3) is met by the threshold shift of the
+        unchanged and moved both ends, the search stops and constraint (3) is met by the threshold shift of the
         closest solution (:class:`solvers._mean_output.MeanOutputS3VM`). None (default) bisects
         down to the bracket width 1e-4.
 

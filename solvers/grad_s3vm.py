@@ -426,10 +426,12 @@ class GradS3VM(Method1Mixin, MeanOutputS3VM):
     search_stall_halvings : int >= 1 or None, default=None
         Opt-in early end of the dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12): once this many
         consecutive halvings of the bracket left the positive counts at both of its ends
-        unchanged, the count is taken to jump over round(u r) and the search stops; constraint
+        unchanged and moved both ends, the count is taken to jump over round(u r) and the search
+        stops (:func:`~solvers._balance.dichotomic_search`); constraint
         (3) is then met by the threshold shift of the closest solution, as when the bracket
-        shrinks below 1e-4 (``info["search_stop"] == "stall"``). None (default) bisects down to
-        that width.
+        shrinks below 1e-4 (``info["search_stop"] == "stall"``). It can stop on a worse solution
+        than the full bisection, which may still meet closer counts in a narrow bracket. None
+        (default) bisects down to that width.
     search_warm_stages : int >= 1 or None, default=None
         Opt-in cheaper dichotomic search on r~ (JMLR 2008 Sec. 4, eq. 12). The first r~ is
         solved with the whole annealing of Sec. 4.2 (eq. 14) from w = 0; every later r~ runs

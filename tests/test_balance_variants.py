@@ -171,20 +171,33 @@ JUMP = [(-np.inf, 30), (0.5371, 46)]  # the count jumps over the target 40 at r~
 def test_dichotomic_search_stops_after_exactly_the_stalled_halvings():
     solve, seen = _step_solver(JUMP)
     res = dichotomic_search(solve, 40, r0=0.3, max_iter=30, xtol=1e-4, stall_halvings=2)
-    # bracket: 0.3 (30 < 40), 0.55 (46 > 40); then two halvings that keep (30, 46): 0.425, 0.4875
-    assert seen == pytest.approx([0.3, 0.55, 0.425, 0.4875], abs=1e-15)
-    assert (res.n_iter, res.exact, res.stop) == (4, False, "stall")
-    assert (res.n_pos, res.r_tilde, res.payload) == (46, 0.55, 0.55)  # the closest count met
+    # bracket: 0.3 (30 < 40), 0.55 (46 > 40); then halvings that keep (30, 46): 0.425, 0.4875,
+    # 0.51875, 0.534375 move the low end only; 0.5421875 moves the high end: both ends moved
+    assert seen == pytest.approx([0.3, 0.55, 0.425, 0.4875, 0.51875, 0.534375, 0.5421875], abs=1e-15)
+    assert (res.n_iter, res.exact, res.stop) == (7, False, "stall")
+    assert (res.n_pos, res.r_tilde, res.payload) == (46, 0.55, 0.55)  # the closest count, first met
     solve1, seen1 = _step_solver(JUMP)
-    assert dichotomic_search(solve1, 40, r0=0.3, xtol=1e-4, stall_halvings=1).n_iter == 3 and len(seen1) == 3
+    assert dichotomic_search(solve1, 40, r0=0.3, xtol=1e-4, stall_halvings=1).n_iter == 7 and len(seen1) == 7
+
+
+def test_dichotomic_search_does_not_stall_on_a_flat_count_at_one_end():
+    """Halvings that only move one end over a range where the count does not change (0 positives
+    far below the target) are no sign of a jump: the search goes on and finds the exact count."""
+    steps = [(-np.inf, 0), (0.5, 40), (0.53, 46)]
+    solve, seen = _step_solver(steps)
+    res = dichotomic_search(solve, 40, r0=0.8, max_iter=30, xtol=1e-4, stall_halvings=2)
+    # 0.8, 0.55 (46), 0.05 (0); halvings 0.3, 0.425, 0.4875 keep (0, 46) moving the low end only
+    assert seen == pytest.approx([0.8, 0.55, 0.05, 0.3, 0.425, 0.4875, 0.51875], abs=1e-15)
+    assert res.exact and res.stop == "exact" and res.n_pos == 40
 
 
 def test_dichotomic_search_stall_counter_restarts_when_a_count_moves():
     steps = [(-np.inf, 30), (0.45, 35), (0.5371, 46)]
     solve, seen = _step_solver(steps)
     res = dichotomic_search(solve, 40, r0=0.3, max_iter=30, xtol=1e-4, stall_halvings=2)
-    # 0.425 keeps (30, 46): 1 stalled; 0.4875 gives 35, a new low count: 0; 0.51875, 0.534375: 2
-    assert seen == pytest.approx([0.3, 0.55, 0.425, 0.4875, 0.51875, 0.534375], abs=1e-15)
+    # 0.425 keeps (30, 46): 1 stalled; 0.4875 gives 35, a new low count: 0; 0.51875, 0.534375
+    # keep (35, 46) moving the low end; 0.5421875 moves the high end: 3 stalled, both ends moved
+    assert seen == pytest.approx([0.3, 0.55, 0.425, 0.4875, 0.51875, 0.534375, 0.5421875], abs=1e-15)
     assert res.stop == "stall" and not res.exact
     assert res.n_pos == 35 and res.r_tilde == pytest.approx(0.4875, abs=1e-15)  # closest, first met
 
@@ -269,6 +282,7 @@ def test_search_stall_meets_the_count_with_a_threshold_shift(cls, monkeypatch):
     monkeypatch.setattr(mo, "dichotomic_search", jumpy)
     est = cls(sigma=1.5, C=2.0, r=0.45, search_stall_halvings=2).fit(X, y_semi)
     info = est.binary_fits_[0].info
-    assert info["search_stop"] == "stall" and not info["search_exact"] and info["dichotomic_iter"] == 4
+    # 0.45 (low), 0.7 (high); halvings 0.575, 0.5125 move the high end, 0.48125 the low one: stop
+    assert info["search_stop"] == "stall" and not info["search_exact"] and info["dichotomic_iter"] == 5
     assert info["threshold_shift"] != 0.0
     assert np.sum(est.decision_function(X[unl]) > 0) == target
