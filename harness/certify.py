@@ -54,6 +54,18 @@ def dual_point_from_labels(K, y_lab, k, C, C_star, labels, t=None) -> DualPoint:
     return DualPoint(a[:l].copy(), t, q, lam, np.zeros(u + 1), np.zeros((u, u)), np.zeros((l, u)))
 
 
+def _soft_max_eigen(ev, V, mu):
+    """``mu log sum exp(lambda_i / mu)`` of the eigenvalues ``ev`` (ascending; >= lambda_max, within
+    ``mu log(u + 1)``) and ``Vs`` with ``Vs Vs^T`` its gradient in the matrix, over the
+    eigenpairs (columns of V) whose weight exceeds :data:`_WEIGHT_CUT`."""
+    top = ev[-1]
+    p = np.exp((ev - top) / mu)
+    Z = p.sum()
+    p /= Z
+    sel = p > _WEIGHT_CUT
+    return top + mu * np.log(Z), V[:, sel] * np.sqrt(p[sel])
+
+
 def _smoothed(K, y_lab, l, u, s, C, C_star, P, graph, products=True):
     """Negated smoothed bound and its gradient in z = (alpha, t, w, G_upper, E, N, lam, m), q = t w.
 
@@ -94,14 +106,9 @@ def _smoothed(K, y_lab, l, u, s, C, C_star, P, graph, products=True):
         if products:
             A += _matrix_T(prod)
         ev, V = np.linalg.eigh(A)
-        top = ev[-1]
-        p = np.exp((ev - top) / mu)
-        Z = p.sum()
-        p /= Z
+        smax, Vs = _soft_max_eigen(ev, V, mu)
         rho = alpha @ y_lab + t * s + q.sum()
-        val = c0 - lam.sum() - (u + 1) * (top + mu * np.log(Z)) - P * rho * rho
-        sel = p > 1e-12
-        Vs = V[:, sel] * np.sqrt(p[sel])  # Vs Vs^T: the gradient of the smoothed lambda_max
+        val = c0 - lam.sum() - (u + 1) * smax - P * rho * rho
         h = (u + 1) * (Vs[1:] @ Vs[0])
         VU = Vs[1:]
         H = (u + 1) * (VU @ VU.T)
@@ -227,14 +234,9 @@ def _smoothed_sparse(K, y_lab, l, u, s, C, C_star, P, edges):
         M -= 2 * Ws.toarray()
         M = 0.5 * (M + M.T)
         A = _matrix_A(g, M, lam, m, e)
-        ev, V = _top_eigenpairs(A, mu, state)
-        top = ev[-1]
-        p = np.exp((ev - top) / mu)
-        Z = p.sum()
-        p /= Z
+        smax, Vs = _soft_max_eigen(*_top_eigenpairs(A, mu, state), mu)
         rho = alpha @ y_lab + t * s + q.sum()
-        val = c0 - lam.sum() - (u + 1) * (top + mu * np.log(Z)) - P * rho * rho
-        Vs = V * np.sqrt(p)
+        val = c0 - lam.sum() - (u + 1) * smax - P * rho * rho
         h = (u + 1) * (Vs[1:] @ Vs[0])
         VU = Vs[1:]
         Rh = np.r_[-E @ h, Ws @ h]
