@@ -163,20 +163,20 @@ def neighbour_edges(K_uu, k: int):
 
 def _top_eigenpairs(A, mu, state):
     """The eigenpairs of symmetric ``A`` with weight ``exp((lambda_i - lambda_max) / mu)`` above
-    :data:`_WEIGHT_CUT` (LAPACK ``syevr`` on that range only, ``syevd`` for the whole spectrum). ``state["top"]``, the largest
-    eigenvalue at the previous call, places the range; it is widened when the top moved down.
-    When the previous call kept more than an eighth of the spectrum, all of it is computed."""
+    :data:`_WEIGHT_CUT`: LAPACK ``syevr`` on that range of eigenvalues only, placed by
+    ``state["top"]`` (the largest eigenvalue at the previous call) and placed again when the top
+    moved down; ``syevd`` on the whole spectrum at the first call and when the previous one kept
+    more than an eighth of it."""
     reach = -np.log(_WEIGHT_CUT) * mu
     if state.get("top") is None or state["kept"] > A.shape[0] // 8:
         ev, V = sla.eigh(A, driver="evd", check_finite=False)
     else:
-        ev, V = sla.eigh(A, driver="evr", subset_by_value=(state["top"] - 1.1 * reach, np.inf),
-                         check_finite=False)
-        if ev.size == 0 or ev[0] > ev[-1] - reach:
-            top = ev[-1] if ev.size else sla.eigh(A, driver="evr", eigvals_only=True, subset_by_index=(
-                A.shape[0] - 1, A.shape[0] - 1), check_finite=False)[0]
-            if ev.size == 0 or state["top"] - 1.1 * reach > top - reach:
-                ev, V = sla.eigh(A, driver="evr", subset_by_value=(top - 1.1 * reach, np.inf), check_finite=False)
+        lo = state["top"] - 1.1 * reach
+        ev, V = sla.eigh(A, driver="evr", subset_by_value=(lo, np.inf), check_finite=False)
+        if ev.size == 0 or lo > ev[-1] - reach:  # the range may miss weighted eigenpairs
+            top = ev[-1] if ev.size else sla.eigh(A, driver="evr", eigvals_only=True, check_finite=False,
+                                                  subset_by_index=(A.shape[0] - 1, A.shape[0] - 1))[0]
+            ev, V = sla.eigh(A, driver="evr", subset_by_value=(top - 1.1 * reach, np.inf), check_finite=False)
     keep = ev > ev[-1] - reach
     state["top"], state["kept"] = float(ev[-1]), int(np.sum(keep))
     return ev[keep], V[:, keep]
@@ -210,7 +210,7 @@ def _smoothed_sparse(K, y_lab, l, u, s, C, C_star, P, edges):
         G[ei, ej] = gw
         G[ej, ei] = gw
         i = l + 1 + u + nG + nE
-        return z[:l], z[l], z[l + 1:l + 1 + u], G, E, np.zeros((4, u, u)), z[i:i + u + 1], z[i + u + 1:]
+        return z[:l], z[l], z[l + 1:l + 1 + u], G, E, None, z[i:i + u + 1], z[i + u + 1:]
 
     def fun(z, mu):
         alpha, t, w = z[:l], z[l], z[l + 1:l + 1 + u]
@@ -340,7 +340,7 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
         n_iter += max(nit, 0)
         alpha, t, w, G, E, N, lam, m = unpack(z)
         cand = make_feasible(K, y_lab, k, C, C_star, DualPoint(alpha.copy(), float(t), float(t) * w, lam.copy(),
-                                                                m.copy(), G, E.copy(), N.copy()))
+                                                                m.copy(), G, E.copy(), None if N is None else N.copy()))
         cert = check_dual_point(K, y_lab, k, C, C_star, cand, upper=upper)
         stages.append({"mu": mu, "iterations": nit, "stop": why, "bound": cert.bound,
                        "seconds": round(time.perf_counter() - t_start, 2),
