@@ -214,9 +214,10 @@ def _add_reproduce_parser(sub) -> None:
                     "folder's runs/), or one CSV file (*.csv, *.csv.gz): the rows go there, and a cell whose row there or in the "
                     "shipped table carries its current key is read from it, not rerun")
     rp.add_argument("--reports", help="reports folder (default: reports/ of the work folder)")
-    rp.add_argument("--no-table", dest="no_table", action="store_true",
-                    help="take no cell from the results table, only from the cache folder (with an empty --cache: "
-                         "recompute everything, e.g. under other package versions)")
+    rp.add_argument("--ignore-store", "--no-table", dest="no_table", action="store_true",
+                    help="read no cell from the results store (the work folder's and the shipped reports/runs/, or "
+                         "--results), only from the cache folder: with an empty --cache every cell is recomputed, e.g. "
+                         "under other package versions (the tables are printed either way; --summary shortens them)")
     rp.add_argument("--no-progress", dest="no_progress", action="store_true", help="no progress bar")
     rp.add_argument("--summary", action="store_true",
                     help="print only each table's one-line verdict, not its values beside the paper's (the "
