@@ -20,8 +20,8 @@ from scipy.optimize import minimize
 
 from s3vm_bench.solvers.numerics import check_positive, kernel_newton
 
-from .certify_check import (_SIGNS, BoundResult, Certificate, DualPoint, _affine, _check_problem, _matrix_A, _matrix_T,
-                            bias_bound, check_dual_point, make_feasible)
+from .certify_check import (_SIGNS, BoundResult, Certificate, DualPoint, _affine, _affine_offsets, _check_problem,
+                            _matrix_A, _matrix_T, bias_bound, check_dual_point, make_feasible)
 
 __all__ = ["DualPoint", "Certificate", "BoundResult", "bias_bound", "check_dual_point", "dual_point_from_labels",
            "make_feasible", "neighbour_edges", "optimize_bound"]
@@ -220,18 +220,18 @@ def _smoothed_sparse(K, y_lab, l, u, s, C, C_star, P, edges):
         q = t * w
         deg = np.bincount(ei, gw, u) + np.bincount(ej, gw, u)
         Ws = sp.csr_matrix((np.r_[-gw, -gw, t + deg + E.sum(axis=0)], (rows, cols)), shape=(u, u))
-        r0 = np.r_[(alpha + E.sum(axis=1)) * y_lab, q - E.T @ y_lab]
-        const, lin = float(np.sum(alpha) + np.sum(E)), q - 2.0 * (E.T @ y_lab)
+        r0, const, lin = _affine_offsets(y_lab, alpha, q, E)
         Kr0 = K @ r0
         c0 = const - r0 @ (d * r0) - 0.5 * (r0 @ Kr0)
         v = 2 * d * r0 + Kr0
         g = lin - (Ws @ v[l:] - E.T @ v[:l])
         # N = (2 D + K) R with R = [-E; W]
+        W_dense = Ws.toarray()
         N = np.asarray(Ws @ KU_T).T - KL @ E
         N[:l] -= 2 * dl * E
-        N[l:] += 2 * du * Ws.toarray()
+        N[l:] += 2 * du * W_dense
         M = np.asarray(Ws @ N[l:]) - E.T @ N[:l]
-        M -= 2 * Ws.toarray()
+        M -= 2 * W_dense
         M = 0.5 * (M + M.T)
         A = _matrix_A(g, M, lam, m, e)
         smax, Vs = _soft_max_eigen(*_top_eigenpairs(A, mu, state), mu)
