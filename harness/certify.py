@@ -14,15 +14,21 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from s3vm_bench.solvers.numerics import check_positive, kernel_newton
 
-from .certify_check import (_SIGNS, BoundResult, Certificate, DualPoint, _affine, _check_problem, _matrix_A, _matrix_T,
-                            bias_bound, check_dual_point, make_feasible)
+from .certify_check import (_SIGNS, BoundResult, Certificate, DualPoint, _affine, _affine_offsets, _check_problem,
+                            _matrix_A, _matrix_T, bias_bound, check_dual_point, make_feasible)
 
 __all__ = ["DualPoint", "Certificate", "BoundResult", "bias_bound", "check_dual_point", "dual_point_from_labels",
-           "make_feasible", "optimize_bound"]
+           "make_feasible", "neighbour_edges", "optimize_bound"]
+
+#: Eigenpairs of A whose weight ``exp((lambda_i - lambda_max) / mu)`` in the smoothed lambda_max is
+#: below this are left out of the value and gradient of :func:`_smoothed` and :func:`_smoothed_sparse`.
+_WEIGHT_CUT = 1e-12
 
 
 # ------------------------------------------------------------------------------------ optimize
@@ -46,6 +52,18 @@ def dual_point_from_labels(K, y_lab, k, C, C_star, labels, t=None) -> DualPoint:
     q = np.clip(labels * (a[l:] - t), -t, t)
     lam = np.r_[0.0, 0.5 * (t * t * np.diag(K)[l:] + t * t / (2 * C_star) - 2 * t)]
     return DualPoint(a[:l].copy(), t, q, lam, np.zeros(u + 1), np.zeros((u, u)), np.zeros((l, u)))
+
+
+def _soft_max_eigen(ev, V, mu):
+    """``mu log sum exp(lambda_i / mu)`` of the eigenvalues ``ev`` (ascending; >= lambda_max, within
+    ``mu log(u + 1)``) and ``Vs`` with ``Vs Vs^T`` its gradient in the matrix, over the
+    eigenpairs (columns of V) whose weight exceeds :data:`_WEIGHT_CUT`."""
+    top = ev[-1]
+    p = np.exp((ev - top) / mu)
+    Z = p.sum()
+    p /= Z
+    sel = p > _WEIGHT_CUT
+    return top + mu * np.log(Z), V[:, sel] * np.sqrt(p[sel])
 
 
 def _smoothed(K, y_lab, l, u, s, C, C_star, P, graph, products=True):
@@ -88,14 +106,9 @@ def _smoothed(K, y_lab, l, u, s, C, C_star, P, graph, products=True):
         if products:
             A += _matrix_T(prod)
         ev, V = np.linalg.eigh(A)
-        top = ev[-1]
-        p = np.exp((ev - top) / mu)
-        Z = p.sum()
-        p /= Z
+        smax, Vs = _soft_max_eigen(ev, V, mu)
         rho = alpha @ y_lab + t * s + q.sum()
-        val = c0 - lam.sum() - (u + 1) * (top + mu * np.log(Z)) - P * rho * rho
-        sel = p > 1e-12
-        Vs = V[:, sel] * np.sqrt(p[sel])  # Vs Vs^T: the gradient of the smoothed lambda_max
+        val = c0 - lam.sum() - (u + 1) * smax - P * rho * rho
         h = (u + 1) * (Vs[1:] @ Vs[0])
         VU = Vs[1:]
         H = (u + 1) * (VU @ VU.T)
@@ -127,9 +140,129 @@ def _smoothed(K, y_lab, l, u, s, C, C_star, P, graph, products=True):
     return fun, unpack, nG + nE + nN
 
 
+def neighbour_edges(K_uu, k: int):
+    """The pairs ``(j, k)``, ``j < k``, of unlabeled points where one is among the other's ``k``
+    nearest neighbours in the kernel (largest ``K_jk``): the edges the graph weights G of a sparse
+    dual point live on (:func:`optimize_bound`, ``graph_neighbors``)."""
+    K_uu = np.asarray(K_uu, dtype=np.float64)
+    u = K_uu.shape[0]
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"graph_neighbors must be an int >= 1, got {k}")
+    k = min(k, u - 1)
+    if k < 1:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    S = K_uu.copy()
+    np.fill_diagonal(S, -np.inf)
+    nn = np.argpartition(-S, k - 1, axis=1)[:, :k]
+    rows = np.repeat(np.arange(u), k)
+    a, b = np.minimum(rows, nn.ravel()), np.maximum(rows, nn.ravel())
+    pairs = np.unique(a * u + b)
+    return (pairs // u).astype(np.int64), (pairs % u).astype(np.int64)
+
+
+def _top_eigenpairs(A, mu, state):
+    """The eigenpairs of symmetric ``A`` with weight ``exp((lambda_i - lambda_max) / mu)`` above
+    :data:`_WEIGHT_CUT`: LAPACK ``syevr`` on that range of eigenvalues only, placed by
+    ``state["top"]`` (the largest eigenvalue at the previous call) and placed again when the top
+    moved down; ``syevd`` on the whole spectrum at the first call and when the previous one kept
+    more than an eighth of it."""
+    reach = -np.log(_WEIGHT_CUT) * mu
+    if state.get("top") is None or state["kept"] > A.shape[0] // 8:
+        ev, V = sla.eigh(A, driver="evd", check_finite=False)
+    else:
+        lo = state["top"] - 1.1 * reach
+        ev, V = sla.eigh(A, driver="evr", subset_by_value=(lo, np.inf), check_finite=False)
+        if ev.size == 0 or lo > ev[-1] - reach:  # the range may miss weighted eigenpairs
+            top = ev[-1] if ev.size else sla.eigh(A, driver="evr", eigvals_only=True, check_finite=False,
+                                                  subset_by_index=(A.shape[0] - 1, A.shape[0] - 1))[0]
+            ev, V = sla.eigh(A, driver="evr", subset_by_value=(top - 1.1 * reach, np.inf), check_finite=False)
+    keep = ev > ev[-1] - reach
+    state["top"], state["kept"] = float(ev[-1]), int(np.sum(keep))
+    return ev[keep], V[:, keep]
+
+
+def _smoothed_sparse(K, y_lab, l, u, s, C, C_star, P, edges):
+    """:func:`_smoothed` (``graph`` on, no products) with the graph weights G on ``edges`` only.
+
+    ``W = t I + Lap(G) + Diag(E^T 1)`` is then sparse, so the products with ``R = [-E; W]`` cost
+    ``O(n (l u + nnz W))`` instead of ``O(n^2 u)``; only the eigenpairs of A that weigh in the
+    smoothed lambda_max are computed (:func:`_top_eigenpairs`), and the gradient's terms in
+    ``H = (u + 1) V V^T`` are kept in that low-rank form. z = (alpha, t, w, G on the edges, E,
+    lam, m), q = t w."""
+    e = np.r_[-float(s), np.ones(u)]
+    ei, ej = (np.asarray(a, dtype=np.int64) for a in edges)
+    nG, nE = ei.size, l * u
+    dl, du = 1.0 / (4 * C), 1.0 / (4 * C_star)
+    d = np.r_[np.full(l, dl), np.full(u, du)]
+    KL = np.ascontiguousarray(K[:, :l])
+    KU_T = np.ascontiguousarray(K[l:, :])  # K[:, l:]^T (K is symmetric)
+    rows, cols = np.r_[ei, ej, np.arange(u)], np.r_[ej, ei, np.arange(u)]
+    state = {}
+
+    def graph(z):
+        i = l + 1 + u
+        return z[i:i + nG], z[i + nG:i + nG + nE].reshape(l, u)
+
+    def unpack(z):
+        gw, E = graph(z)
+        G = np.zeros((u, u))
+        G[ei, ej] = gw
+        G[ej, ei] = gw
+        i = l + 1 + u + nG + nE
+        return z[:l], z[l], z[l + 1:l + 1 + u], G, E, None, z[i:i + u + 1], z[i + u + 1:]
+
+    def fun(z, mu):
+        alpha, t, w = z[:l], z[l], z[l + 1:l + 1 + u]
+        gw, E = graph(z)
+        i = l + 1 + u + nG + nE
+        lam, m = z[i:i + u + 1], z[i + u + 1:]
+        q = t * w
+        deg = np.bincount(ei, gw, u) + np.bincount(ej, gw, u)
+        Ws = sp.csr_matrix((np.r_[-gw, -gw, t + deg + E.sum(axis=0)], (rows, cols)), shape=(u, u))
+        r0, const, lin = _affine_offsets(y_lab, alpha, q, E)
+        Kr0 = K @ r0
+        c0 = const - r0 @ (d * r0) - 0.5 * (r0 @ Kr0)
+        v = 2 * d * r0 + Kr0
+        g = lin - (Ws @ v[l:] - E.T @ v[:l])
+        # N = (2 D + K) R with R = [-E; W]
+        W_dense = Ws.toarray()
+        N = np.asarray(Ws @ KU_T).T - KL @ E
+        N[:l] -= 2 * dl * E
+        N[l:] += 2 * du * W_dense
+        M = np.asarray(Ws @ N[l:]) - E.T @ N[:l]
+        M -= 2 * W_dense
+        M = 0.5 * (M + M.T)
+        A = _matrix_A(g, M, lam, m, e)
+        smax, Vs = _soft_max_eigen(*_top_eigenpairs(A, mu, state), mu)
+        rho = alpha @ y_lab + t * s + q.sum()
+        val = c0 - lam.sum() - (u + 1) * smax - P * rho * rho
+        h = (u + 1) * (Vs[1:] @ Vs[0])
+        VU = Vs[1:]
+        Rh = np.r_[-E @ h, Ws @ h]
+        d_r0 = -(2 * d * (Rh + r0) + Kr0 + K @ Rh)
+        NV = (u + 1) * (N @ VU)  # N H = NV VU^T
+        d_RL = -np.outer(v[:l], h) - NV[:l] @ VU.T
+        HV = (u + 1) * VU
+        dd = -v[l:] * h - np.einsum("jk,jk->j", NV[l:], VU) + np.einsum("jk,jk->j", HV, VU)  # diag of d_W
+        H_e = np.einsum("jk,jk->j", HV[ei], VU[ej])
+        dW_ij = -v[l + ei] * h[ej] - np.einsum("jk,jk->j", NV[l + ei], VU[ej]) + H_e
+        dW_ji = -v[l + ej] * h[ei] - np.einsum("jk,jk->j", NV[l + ej], VU[ei]) + H_e
+        d_G = dd[ei] + dd[ej] - dW_ij - dW_ji
+        d_q = d_r0[l:] + h - 2 * P * rho
+        d_alpha = 1 + d_r0[:l] * y_lab - 2 * P * rho * y_lab
+        d_t = dd.sum() + d_q @ w - 2 * P * rho * s
+        d_E = (1 - d_RL + (d_r0[:l] * y_lab)[:, None] - np.outer(y_lab, d_r0[l:] + 2 * h) + dd[None, :]).ravel()
+        grad = np.r_[d_alpha, d_t, d_q * t, d_G, d_E, -1 + (u + 1) * np.sum(Vs * Vs, axis=1),
+                     (u + 1) * (Vs @ (Vs.T @ e))]
+        return -val, -grad
+
+    return fun, unpack, nG + nE
+
+
 def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1, 0.03, 0.01, 0.003, 0.001),
                    max_iter=250, time_limit=None, penalty=1.0, t_init="auto", graph=True,
-                   products_from=None) -> BoundResult:
+                   products_from=None, graph_neighbors=None) -> BoundResult:
     """Search for a good dual point and return the best *certified* bound met on the way.
 
     Starts from :func:`dual_point_from_labels` (``labels``: a balanced labeling, e.g. a solver's;
@@ -142,7 +275,11 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
     is switched off, as the first values are far larger than the last; with ``time_limit`` seconds
     of wall time, stage i also stops at ``(i + 1)/len(mus)`` of it, so that every stage runs).
     From stage ``products_from`` on (``None``: never) the multipliers N of the products
-    ``(1 +- y_j)(1 +- y_k) >= 0`` join the search, starting at 0 from the point reached.  After
+    ``(1 +- y_j)(1 +- y_k) >= 0`` join the search, starting at 0 from the point reached. With
+    ``graph_neighbors = k`` the graph weights G live only on the pairs of :func:`neighbour_edges`
+    (each unlabeled point and its k nearest unlabeled neighbours in the kernel) and the search runs
+    on :func:`_smoothed_sparse`, whose cost per evaluation grows as ``n^2`` instead of ``n^2 u``
+    (no products then); ``None`` (default): every unlabeled pair.  After
     each stage the point is made feasible (:func:`make_feasible`) and certified
     (:func:`check_dual_point`, strict); the best certified bound is returned.  Deterministic (no
     random numbers) when no stage is cut by ``time_limit``.
@@ -153,6 +290,8 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
         Bad problem data (:func:`check_dual_point`), or ``labels`` not a balanced labeling.
     """
     K, y_lab, l, u, k, C, C_star = _check_problem(K, y_lab, k, C, C_star)
+    if graph_neighbors is not None and (products_from is not None or not graph):
+        raise ValueError("graph_neighbors needs graph=True and products_from=None (a sparse graph has no products)")
     t_start, cpu_start = time.perf_counter(), time.process_time()
     if isinstance(t_init, str):
         if t_init != "auto":
@@ -161,7 +300,11 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
         t_init = min(C_star / 20.0, full.t)
     p0 = dual_point_from_labels(K, y_lab, k, C, C_star, labels, t=t_init)
     s = 2 * k - u
-    fun, unpack, n_graph = _smoothed(K, y_lab, l, u, s, C, C_star, float(penalty), bool(graph), False)
+    if graph_neighbors is None:
+        fun, unpack, n_graph = _smoothed(K, y_lab, l, u, s, C, C_star, float(penalty), bool(graph), False)
+    else:
+        edges = neighbour_edges(K[l:, l:], graph_neighbors)
+        fun, unpack, n_graph = _smoothed_sparse(K, y_lab, l, u, s, C, C_star, float(penalty), edges)
     z = np.r_[p0.alpha, p0.t, p0.q / p0.t, np.zeros(n_graph), p0.lam, p0.m]
     box = ([(0.0, None)] * l + [(1e-8, None)] + [(-1.0, 1.0)] * u + [(0.0, None)] * n_graph
            + [(None, None)] * (2 * u + 2))
@@ -197,7 +340,7 @@ def optimize_bound(K, y_lab, k, C, C_star, labels, *, upper=None, mus=(1.0, 0.1,
         n_iter += max(nit, 0)
         alpha, t, w, G, E, N, lam, m = unpack(z)
         cand = make_feasible(K, y_lab, k, C, C_star, DualPoint(alpha.copy(), float(t), float(t) * w, lam.copy(),
-                                                                m.copy(), G, E.copy(), N.copy()))
+                                                                m.copy(), G, E.copy(), None if N is None else N.copy()))
         cert = check_dual_point(K, y_lab, k, C, C_star, cand, upper=upper)
         stages.append({"mu": mu, "iterations": nit, "stop": why, "bound": cert.bound,
                        "seconds": round(time.perf_counter() - t_start, 2),

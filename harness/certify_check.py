@@ -252,8 +252,13 @@ def _affine(y_lab, alpha, t, q, G, E):
     R = np.empty((l + u, u))
     R[:l] = -E
     R[l:] = W
+    return (W, R) + _affine_offsets(y_lab, alpha, q, E)
+
+
+def _affine_offsets(y_lab, alpha, q, E):
+    """``r0``, ``const`` and ``lin`` of :func:`_affine` (the parts that do not involve W)."""
     r0 = np.r_[(alpha + E.sum(axis=1)) * y_lab, q - E.T @ y_lab]
-    return W, R, r0, float(np.sum(alpha) + np.sum(E)), q - 2.0 * (E.T @ y_lab)
+    return r0, float(np.sum(alpha) + np.sum(E)), q - 2.0 * (E.T @ y_lab)
 
 
 def _terms(K, y_lab, l, C, C_star, alpha, t, q, G, E, magnitudes=False):

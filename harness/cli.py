@@ -144,7 +144,11 @@ def _add_optima_parser(sub) -> None:
     ob.add_argument("--bounds", action="store_true",
                     help="certified lower bounds (harness.certify) of a data set too large for branch and bound "
                     "(g50c, text, uspst: JMLR 2008 Table 8 splits) instead of optima; --time-limit per binary problem "
-                    "(default 240 s), --n splits, --only, --force")
+                    "(default 240 s), --n splits, --only, --force, --graph-neighbors")
+    ob.add_argument("--graph-neighbors", dest="graph_neighbors", type=_positive_int, metavar="K",
+                    help="with --bounds: graph weights of the dual point only between each unlabeled point and its K "
+                    "nearest unlabeled neighbours in the kernel (a search several times faster at a few thousand "
+                    "points, a slightly weaker bound); default: every unlabeled pair")
     _out_option(ob, "the stores are written to optima/ in it, starting from the shipped ones; `--out .` in a "
                 "source checkout updates the shipped ones")
     ob.set_defaults(func=commands.optima_build_command)
@@ -210,9 +214,10 @@ def _add_reproduce_parser(sub) -> None:
                     "folder's runs/), or one CSV file (*.csv, *.csv.gz): the rows go there, and a cell whose row there or in the "
                     "shipped table carries its current key is read from it, not rerun")
     rp.add_argument("--reports", help="reports folder (default: reports/ of the work folder)")
-    rp.add_argument("--no-table", dest="no_table", action="store_true",
-                    help="take no cell from the results table, only from the cache folder (with an empty --cache: "
-                         "recompute everything, e.g. under other package versions)")
+    rp.add_argument("--ignore-store", "--no-table", dest="no_table", action="store_true",
+                    help="read no cell from the results store (the work folder's and the shipped reports/runs/, or "
+                         "--results), only from the cache folder: with an empty --cache every cell is recomputed, e.g. "
+                         "under other package versions (the tables are printed either way; --summary shortens them)")
     rp.add_argument("--no-progress", dest="no_progress", action="store_true", help="no progress bar")
     rp.add_argument("--summary", action="store_true",
                     help="print only each table's one-line verdict, not its values beside the paper's (the "

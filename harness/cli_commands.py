@@ -156,12 +156,16 @@ def optima_build_command(args) -> int:
 
     try:
         if args.bounds:
-            # harness.certify: one full eigendecomposition per iteration, one BLAS thread as below.
+            # harness.certify: one eigendecomposition per iteration, one BLAS thread as below.
             with threadpool_limits(1):
                 for name in args.sets:
                     build_bounds(name, args.n, only=args.only, force=args.force,
-                                 time_limit=240.0 if args.time_limit is None else args.time_limit)
+                                 time_limit=240.0 if args.time_limit is None else args.time_limit,
+                                 graph_neighbors=args.graph_neighbors)
             return 0
+        if args.graph_neighbors is not None:
+            print("error: --graph-neighbors applies to --bounds only", file=sys.stderr)
+            return 2
         # Branch and bound factors matrices of at most a few hundred rows, node after node: a
         # second BLAS thread only adds synchronization, and on a loaded machine it made every
         # node several times slower (Coil3 split 2 class 0: 145 s with the default threads,

@@ -84,8 +84,9 @@ def best_run_objectives(dataset: str, rows=None) -> dict:
     return best
 
 
-def bound_entry(problem: BinaryProblem, result, best_objective, best_solver, init_solver) -> dict:
-    """The stored form of a bound (:class:`harness.certify.BoundResult`) of one binary problem."""
+def bound_entry(problem: BinaryProblem, result, best_objective, best_solver, init_solver, graph_neighbors=None) -> dict:
+    """The stored form of a bound (:class:`harness.certify.BoundResult`) of one binary problem
+    (``graph_neighbors``: the search's option, :func:`harness.certify.optimize_bound`)."""
     c = result.certificate
     # a relative gap needs a positive bound; a bound <= 0 certifies nothing useful (gap None)
     gap = None if best_objective is None or result.bound <= 0 else (best_objective - result.bound) / result.bound
@@ -96,6 +97,7 @@ def bound_entry(problem: BinaryProblem, result, best_objective, best_solver, ini
             "seconds": round(result.seconds, 2), "cpu_seconds": round(result.cpu_seconds, 2),
             "iterations": result.n_iter, "method": "graph-cut dual + SDP (harness.certify)",
             "init_labels": init_solver, "t": float(result.point.t),
+            "graph": "every unlabeled pair" if graph_neighbors is None else f"{int(graph_neighbors)} nearest neighbours",
             "graph_row_sum": 0.0 if result.point.G is None else float(np.mean(np.sum(result.point.G, axis=1))),
             "certificate": {"value": c.value, "lambda_max": c.lambda_max, "bias_residual": c.bias_residual,
                             "bias_bound": c.bias_bound, "margin": c.margin},
@@ -109,7 +111,7 @@ CERTIFIED_GAP_TOL = 1e-6
 
 
 def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=240.0, init_solver="newton",
-                 directory=None, force=False, echo=print) -> dict:
+                 directory=None, force=False, graph_neighbors=None, echo=print) -> dict:
     """Compute and store the certified lower bounds of the first ``n`` splits of ``dataset``.
 
     For every binary problem the optimizer of :mod:`harness.certify` starts from the labeling that
@@ -120,7 +122,8 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     (``best_solver`` says which).  Entries already stored for the same problem (same digest) are
     kept unless ``force``; with ``force`` a stored entry is replaced only by a bound at least as high (both
     are certificates; the higher one is kept).  ``only`` restricts the build to these entry keys.
-    The store is saved after each problem.
+    The store is saved after each problem. ``graph_neighbors``: see
+    :func:`harness.certify.optimize_bound` (None: graph weights on every unlabeled pair).
     """
     from s3vm_bench.solvers import get_solver
 
@@ -152,8 +155,8 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
             else:
                 value, who = b.objective, init_solver
             out = optimize_bound(K, prob.y[:prob.n_lab], prob.k, s.C, s.c_star, labels, upper=value,
-                                 time_limit=time_limit)
-            entry = bound_entry(prob, out, value, who, init_solver)
+                                 time_limit=time_limit, graph_neighbors=graph_neighbors)
+            entry = bound_entry(prob, out, value, who, init_solver, graph_neighbors)
             stored = store["entries"].get(prob.key)
             kept = (stored is not None and stored.get("digest") == entry["digest"]
                     and stored.get("best_objective") == value and stored["lower_bound"] > entry["lower_bound"])

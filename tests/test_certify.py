@@ -15,8 +15,9 @@ import math
 import numpy as np
 import pytest
 
+from s3vm_bench.harness import certify
 from s3vm_bench.harness.certify import (DualPoint, bias_bound, check_dual_point, dual_point_from_labels, make_feasible,
-                                        optimize_bound)
+                                        neighbour_edges, optimize_bound)
 from s3vm_bench.harness.optima import CERTIFIED_GAP_TOL, OPTIMA_DIR, bound_entry, get_reference_set, labels_from_str
 from s3vm_bench.harness.protocol import _gram
 from s3vm_bench.harness.reference_sets import binary_problems
@@ -78,6 +79,71 @@ def test_bound_with_product_cuts_never_exceeds_brute_force_optimum(seed, n_per, 
     assert cut.certificate.feasible and cut.bound <= opt.objective * (1 + 1e-12)
     assert check_dual_point(K, y[:l], k, C, C, cut.point).bound == cut.bound
     assert cut.bound > plain.bound
+
+
+def test_neighbour_edges_link_each_point_to_its_nearest_neighbours():
+    K, y, l, k, C = _tiny(0)
+    Kuu = K[l:, l:]
+    a, b = neighbour_edges(Kuu, 2)
+    assert np.all(a < b) and len(set(zip(a.tolist(), b.tolist()))) == a.size
+    pairs = set(zip(a.tolist(), b.tolist()))
+    for j in range(Kuu.shape[0]):
+        order = [i for i in np.argsort(-Kuu[j], kind="stable") if i != j][:2]
+        assert all((min(i, j), max(i, j)) in pairs for i in order)
+    assert a.size <= 2 * Kuu.shape[0]
+    with pytest.raises(ValueError, match="graph_neighbors"):
+        neighbour_edges(Kuu, 0)
+
+
+@pytest.mark.parametrize("mu", [1.0, 0.05])
+def test_sparse_graph_search_function_equals_the_dense_one_on_its_edges(mu):
+    """The smoothed bound of the sparse path (graph weights on the neighbour edges, low-rank
+    gradient terms, top eigenpairs only) is the dense path's at the same point, and so is its
+    gradient; both agree with central differences."""
+    rng = np.random.default_rng(3)
+    K, y, l, k, C = _tiny(1, n_per=9)
+    u = K.shape[0] - l
+    s = 2 * k - u
+    edges = neighbour_edges(K[l:, l:], 3)
+    f_sp, _, n_sp = certify._smoothed_sparse(K, y[:l], l, u, s, C, 0.7 * C, 1.0, edges)
+    f_de, _, n_de = certify._smoothed(K, y[:l], l, u, s, C, 0.7 * C, 1.0, True, False)
+    nG = edges[0].size
+    z = np.r_[rng.uniform(0, 1, l), 0.4, rng.uniform(-1, 1, u), rng.uniform(0, 0.3, nG), rng.uniform(0, 0.2, l * u),
+              0.1 * rng.standard_normal(2 * (u + 1))]
+    iu = np.triu_indices(u, 1)
+    G = np.zeros((u, u))
+    G[edges] = z[l + 1 + u:l + 1 + u + nG]
+    i0 = l + 1 + u
+    z_de = np.r_[z[:i0], G[iu], z[i0 + nG:]]
+    v_sp, g_sp = f_sp(z, mu)
+    v_de, g_de = f_de(z_de, mu)
+    G_grad = np.zeros((u, u))
+    G_grad[iu] = g_de[i0:i0 + iu[0].size]
+    g_de_edges = np.r_[g_de[:i0], G_grad[edges], g_de[i0 + iu[0].size:]]
+    assert v_sp == pytest.approx(v_de, rel=1e-12)
+    np.testing.assert_allclose(g_sp, g_de_edges, rtol=0, atol=1e-9 * np.abs(g_de_edges).max())
+    h = 1e-6
+    for i in rng.choice(z.size, 8, replace=False):
+        e = np.zeros_like(z)
+        e[i] = h
+        fd = (f_sp(z + e, mu)[0] - f_sp(z - e, mu)[0]) / (2 * h)
+        assert g_sp[i] == pytest.approx(fd, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed,n_per,n_pos,C", [(0, 7, 7, 3.0), (7, 10, 5, 2.0), (10, 5, 9, 30.0)])
+def test_sparse_graph_bound_never_exceeds_brute_force_optimum(seed, n_per, n_pos, C):
+    K, y, l, k, C, opt = _tiny_optimum(seed, n_per=n_per, n_pos=n_pos, C=C)
+    res = optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=200, graph_neighbors=3)
+    assert res.certificate.feasible and np.isfinite(res.bound)
+    assert res.bound <= opt.objective * (1 + 1e-12)
+    assert check_dual_point(K, y[:l], k, C, C, res.point).bound == res.bound
+    assert res.bound > res.stages[0]["bound"] or res.bound > 0
+    off_edges = np.ones_like(res.point.G, dtype=bool)
+    a, b = neighbour_edges(K[l:, l:], 3)
+    off_edges[a, b] = off_edges[b, a] = False
+    assert np.all(res.point.G[off_edges] == 0.0)
+    with pytest.raises(ValueError, match="graph_neighbors"):
+        optimize_bound(K, y[:l], k, C, C, y[l:], max_iter=5, graph_neighbors=3, products_from=0)
 
 
 def test_bound_is_recomputed_from_the_point(tiny_certified):
@@ -303,7 +369,11 @@ def test_cli_bounds_options(monkeypatch, capsys, data_env):
     calls = []
     monkeypatch.setattr(optima, "build_bounds", lambda *a, **kw: calls.append((a, kw)) or {})
     assert main(["optima", "build", "g50c", "--bounds", "--n", "2", "--time-limit", "5"]) == 0
-    assert calls == [(("g50c", 2), {"only": None, "force": False, "time_limit": 5.0})]
+    assert calls == [(("g50c", 2), {"only": None, "force": False, "time_limit": 5.0, "graph_neighbors": None})]
+    assert main(["optima", "build", "uspst", "--bounds", "--n", "1", "--graph-neighbors", "20"]) == 0
+    assert calls[-1] == (("uspst", 1), {"only": None, "force": False, "time_limit": 240.0, "graph_neighbors": 20})
+    assert main(["optima", "build", "coil3", "--graph-neighbors", "20"]) == 2
+    assert "--bounds only" in capsys.readouterr().err
     # the shipped g50c bounds and the per-solver table of certified gaps
     assert main(["optima", "show", "g50c", "--bounds"]) == 0
     out = capsys.readouterr().out

@@ -187,3 +187,12 @@ def test_run_checks_its_results_path_before_any_split_runs(tmp_path, capsys, dat
                  "--results", str(blocker / "runs.csv")]) == 2
     assert "cannot be created" in capsys.readouterr().err
     assert not (tmp_path / "calls").exists()  # no split ran
+
+
+@pytest.mark.parametrize("flag", ["--ignore-store", "--no-table"])
+def test_reproduce_ignore_store_flag_has_two_spellings(flag):
+    from s3vm_bench.harness.cli import build_parser
+
+    args = build_parser().parse_args(["reproduce", "jmlr2008-table8", flag])
+    assert args.no_table is True
+    assert build_parser().parse_args(["reproduce", "jmlr2008-table8"]).no_table is False
