@@ -122,7 +122,8 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     (``best_solver`` says which).  Entries already stored for the same problem (same digest) are
     kept unless ``force``; with ``force`` a stored entry is replaced only by a bound at least as high (both
     are certificates; the higher one is kept).  ``only`` restricts the build to these entry keys.
-    The store is saved after each problem. ``graph_neighbors``: see
+    The store is re-read and saved after each problem, so builds of other keys of the same set
+    running at the same time keep each other's entries. ``graph_neighbors``: see
     :func:`harness.certify.optimize_bound` (None: graph weights on every unlabeled pair).
     """
     from s3vm_bench.solvers import get_solver
@@ -157,6 +158,9 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
             out = optimize_bound(K, prob.y[:prob.n_lab], prob.k, s.C, s.c_star, labels, upper=value,
                                  time_limit=time_limit, graph_neighbors=graph_neighbors)
             entry = bound_entry(prob, out, value, who, init_solver, graph_neighbors)
+            # Re-read the file: another build of this set (other --only keys) may have stored
+            # entries since this one started, and saving the store read at the start would drop them.
+            store = load_bounds(dataset, directory)
             stored = store["entries"].get(prob.key)
             kept = (stored is not None and stored.get("digest") == entry["digest"]
                     and stored.get("best_objective") == value and stored["lower_bound"] > entry["lower_bound"])

@@ -362,6 +362,26 @@ def test_compare_reports_objective_bound_and_gap(data_env, tmp_path):
         compare("newton", ["g50c"], 2, directory=tmp_path, echo=lambda *a: None)
 
 
+def test_build_bounds_keeps_entries_stored_by_a_concurrent_build(data_env, tmp_path, monkeypatch):
+    from s3vm_bench.harness import certify
+    from s3vm_bench.harness.optima import build_bounds, load_bounds, save_bounds
+
+    real = certify.optimize_bound
+
+    def with_other_build(*args, **kwargs):
+        # another build of g50c stores an entry while this one's search runs
+        other = load_bounds("g50c", tmp_path)
+        other["entries"]["split1/class1"] = {"split": 1, "label": 1, "lower_bound": 1.0, "marker": "other"}
+        save_bounds(other, tmp_path)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(certify, "optimize_bound", with_other_build)
+    build_bounds("g50c", 1, time_limit=0.5, directory=tmp_path, echo=lambda *a: None)
+    entries = load_bounds("g50c", tmp_path)["entries"]
+    assert entries["split1/class1"]["marker"] == "other"
+    assert entries["split0/class1"]["lower_bound"] < entries["split0/class1"]["best_objective"]
+
+
 def test_cli_bounds_options(monkeypatch, capsys, data_env):
     from s3vm_bench.harness import optima
     from s3vm_bench.harness.cli import main
