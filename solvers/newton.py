@@ -17,7 +17,7 @@ i = 1..10. The first stage starts from beta = 0 (Alg. 6), where every unlabeled 
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -90,11 +90,13 @@ class NewtonS3VM(MeanOutputS3VM):
         "loss": [Options({"flat", "quadratic"})],
         "plateau": [Interval(Real, 0, 1, closed="left")],
         "ramp": [Interval(Real, 0, 0.5, closed="right")],  # and plateau + 2 ramp <= 1 (_check_params)
+        "search_warm_stages": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=None, loss="flat",
                  plateau=FLAT_LOSS_DEFAULTS["plateau"], ramp=FLAT_LOSS_DEFAULTS["ramp"], anneal_steps=10,
-                 anneal_start=2.0 ** -9, tol=1e-10, max_iter=200, search_stall_halvings=None):
+                 anneal_start=2.0 ** -9, tol=1e-10, max_iter=200, search_stall_halvings=None,
+                 search_warm_stages=None):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C
@@ -109,6 +111,7 @@ class NewtonS3VM(MeanOutputS3VM):
         self.tol = tol
         self.max_iter = max_iter
         self.search_stall_halvings = search_stall_halvings
+        self.search_warm_stages = search_warm_stages
 
     def _check_params(self):
         super()._check_params()
@@ -120,7 +123,7 @@ class NewtonS3VM(MeanOutputS3VM):
             return flat_unlabeled_loss(o, plateau=self.plateau, ramp=self.ramp)
         return symmetric_squared_hinge_loss(o)
 
-    def _solve(self, problem, y_pm, C, C_star, b):
+    def _solve(self, problem, y_pm, C, C_star, b, warm=None):
         K = problem.centered_gram()
         lab = problem.labeled
         unl = ~lab
@@ -141,17 +144,22 @@ class NewtonS3VM(MeanOutputS3VM):
         # One factorization cache for every stage of this solve; it recalls the last new
         # factorizations, since lam of Alg. 6 often cycles (lam, 4 lam, lam / 2) on one support set.
         factors = CholeskyCache(K, recall=_RECALL)
-        beta = None
+        schedule = c_star_schedule(C_star, self.anneal_steps, self.anneal_start)
+        beta = Kbeta = None
+        if warm is not None:  # search_warm_stages: continue from another bias's beta (K beta kept)
+            schedule = schedule[-int(self.search_warm_stages):]
+            beta, Kbeta = warm.state
         trace = []
         n_iter = 0
         res = None
-        for cs in c_star_schedule(C_star, self.anneal_steps, self.anneal_start):
-            res = lm_newton(factors, b, make_loss(cs), beta, Kbeta0=None if res is None else res.outputs - b,
+        for cs in schedule:
+            res = lm_newton(factors, b, make_loss(cs), beta, Kbeta0=Kbeta,
                             tol=float(self.tol), max_iter=int(self.max_iter))
-            beta = res.coef
+            beta, Kbeta = res.coef, res.outputs - b
             n_iter += res.n_iter
             reg = 0.5 * float(beta @ (res.outputs - b))
             trace.append(dict(C_star=float(cs), n_iter=res.n_iter, n_accepted=res.n_accepted, n_sv=res.n_sv,
                               stop_reason=res.stop_reason, objective=res.objective,
                               s3vm_objective=s3vm_objective_p2(reg, res.outputs, y_pm, lab, C, C_star)))
-        return Solution(beta, res.outputs, n_iter, res.stop_reason, trace)
+        return Solution(beta, res.outputs, n_iter, res.stop_reason, trace, state=(beta, Kbeta),
+                        warm_started=warm is not None)

@@ -763,7 +763,49 @@ def test_search_warm_stages_runs_the_last_stages_from_the_best_solution(cls, mon
     assert np.sum(est.decision_function(X[y_semi == -1]) > 0) == n_positive(int(np.sum(y_semi == -1)), 0.5)
 
 
-@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+def test_newton_search_warm_stages_continues_from_the_best_beta(monkeypatch):
+    """Newton S3VM's ``search_warm_stages=k``: the first r~ is annealed over every C* from
+    beta = 0; each later r~ runs the last k values of C* only, from the beta (and K beta) of the
+    solve whose count was closest to the target, moved to the new bias; the default never
+    warm-starts and the balance constraint is still met exactly or by the threshold shift."""
+    X, _, y_semi = _small(seed=4, n=60)
+    calls = []
+    real = NewtonS3VM._solve
+
+    def spy(self, problem, y_pm, C, C_star, b, warm=None):
+        sol = real(self, problem, y_pm, C, C_star, b, warm=warm)
+        out_u = sol.outputs[problem.unlabeled]
+        calls.append(dict(b=b, warm=warm, sol=sol, miss=abs(int(np.sum(out_u > 0)) - n_positive(out_u.size, 0.5))))
+        assert sol.warm_started == (warm is not None)
+        beta, Kbeta = sol.state
+        np.testing.assert_array_equal(beta, sol.coef)
+        np.testing.assert_allclose(Kbeta, problem.centered_gram() @ beta, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(sol.outputs, Kbeta + b, rtol=1e-12, atol=1e-12)
+        return sol
+
+    monkeypatch.setattr(NewtonS3VM, "_solve", spy)
+    default = NewtonS3VM(sigma=1.5, C=2.0, r=0.5).fit(X, y_semi)
+    assert calls and all(c["warm"] is None and len(c["sol"].trace) == 10 for c in calls)
+    assert default.binary_fits_[0].info["warm_started"] is False
+    assert NewtonS3VM().get_params()["search_warm_stages"] is None
+    calls.clear()
+    est = NewtonS3VM(sigma=1.5, C=2.0, r=0.5, search_warm_stages=3).fit(X, y_semi)
+    info = est.binary_fits_[0].info
+    assert len(calls) == info["dichotomic_iter"] >= 2
+    assert calls[0]["warm"] is None and len(calls[0]["sol"].trace) == 10
+    final = calls[0]["sol"].trace[-1]["C_star"]
+    for i, c in enumerate(calls[1:], start=1):
+        trace = c["sol"].trace
+        assert len(trace) == 3 and trace[-1]["C_star"] == final  # the last three C* values
+        best = min(range(i), key=lambda j: (calls[j]["miss"], -j))  # closest count, later on a tie
+        assert c["warm"] is calls[best]["sol"]
+    retained = next(c for c in calls if c["sol"].trace is info["trace"])
+    assert info["warm_started"] is (retained["warm"] is not None)
+    out_u = est.decision_function(X[y_semi == -1])
+    assert np.sum(out_u > 0) == n_positive(int(np.sum(y_semi == -1)), 0.5)
+
+
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM, NewtonS3VM])
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
 def test_search_warm_stages_is_validated(cls, bad):
     X, _, y_semi = _small()
@@ -771,7 +813,7 @@ def test_search_warm_stages_is_validated(cls, bad):
         cls(sigma=1.5, search_warm_stages=bad).fit(X, y_semi)
 
 
-@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
+@pytest.mark.parametrize("cls", [GradS3VM, CS3VM, NewtonS3VM])
 def test_search_warm_stages_unused_with_fixed_r_tilde(cls):
     """One solve (``r_tilde`` given): nothing to warm-start, the fit is the default's."""
     X, _, y_semi = _small()
