@@ -362,6 +362,35 @@ def test_compare_reports_objective_bound_and_gap(data_env, tmp_path):
         compare("newton", ["g50c"], 2, directory=tmp_path, echo=lambda *a: None)
 
 
+def test_compare_on_a_split_with_some_bounds_missing(data_env, monkeypatch):
+    """A one-versus-rest split with bounds stored for some of its binary problems is compared on
+    those, the others named; with none stored it is an error. (Coil3's three one-vs-rest problems
+    stand in for Uspst's ten, with made-up bounds: only the bookkeeping is tested.)"""
+    from s3vm_bench.harness import compare as cmp
+
+    ref = get_reference_set("coil3")
+    ds, split = ref.make(0)
+    problems = binary_problems("coil3", ds, split, ref.settings)
+    assert [p.key for p in problems] == ["split0/class0", "split0/class1", "split0/class2"]
+    bounds = {"split0/class0": 1.0, "split0/class2": 2.0}
+    monkeypatch.setattr(cmp, "bound_problems", lambda set_name, i: (ds, split, ref.settings, problems))
+    monkeypatch.setattr(cmp, "load_bounds", lambda set_name, directory=None: {})
+    monkeypatch.setattr(cmp, "lookup_bound", lambda prob, store: None if prob.key not in bounds else
+                        {"lower_bound": bounds[prob.key], "seconds": 3.0})
+    lines = []
+    rows = cmp.compare("newton", ["uspst"], 1, echo=lines.append)
+    assert [(r.split, r.label) for r in rows] == [(0, 0), (0, 2)]
+    for r in rows:
+        assert r.lower_bound == bounds[f"split0/class{r.label}"]
+        assert r.gap == pytest.approx((r.objective - r.lower_bound) / r.lower_bound)
+    (note,) = [line for line in lines if "no stored lower bound" in line]
+    assert "1 of its 3" in note and "split0/class1" in note and "split0/class0" not in note
+    assert any(line.startswith("summary uspst: 2 binary problems") for line in lines)
+    bounds.clear()
+    with pytest.raises(ValueError, match="no stored lower bound for uspst split 0"):
+        cmp.compare("newton", ["uspst"], 1, echo=lines.append)
+
+
 def test_build_bounds_keeps_entries_stored_by_a_concurrent_build(data_env, tmp_path, monkeypatch):
     from s3vm_bench.harness import certify
     from s3vm_bench.harness.optima import build_bounds, load_bounds, save_bounds
