@@ -29,22 +29,24 @@ def _four_blobs(seed=0, per_class=30, n_lab=3):
     return ds, Split(protocol="test", index=0, seed=0, labeled=lab, unlabeled=unl, validation=empty, test=empty)
 
 
-@pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
-def test_batched_one_vs_rest_gives_the_sequential_numbers_bit_for_bit(cls, monkeypatch):
+@pytest.mark.parametrize("cls,module,batched", [(GradS3VM, gs, "_run_passes"), (CS3VM, gs, "_run_passes"),
+                                                 (GradDA, gd, "_run_outputs")])
+def test_batched_one_vs_rest_gives_the_sequential_numbers_bit_for_bit(cls, module, batched, monkeypatch):
     """run_split with the classes fitted together (the default for these solvers) and one after
-    another give identical outputs, objectives and iteration counts; the passes were batched."""
+    another give identical outputs, objectives and iteration counts; the products with Z were
+    batched (nabla-S3VM and cS3VM: the objective passes; nabla-DA: the output products)."""
     ds, split = _four_blobs()
     settings = ProtocolSettings(kernel="rbf", sigma=1.0, C=1.0)
     sizes = []
-    real = gs._run_passes
+    real = getattr(module, batched)
 
     def spy(payloads):
         sizes.append(len(payloads))
         return real(payloads)
 
-    monkeypatch.setattr(gs, "_run_passes", spy)
+    monkeypatch.setattr(module, batched, spy)
     together = run_split(cls, {}, ds, split, settings)
-    assert max(sizes) == 4  # all four problems' evaluations shared a pass
+    assert max(sizes) == 4  # all four problems' products shared a pass
     monkeypatch.setattr(cls, "batched_ovr", False)
     sizes.clear()
     alone = run_split(cls, {}, ds, split, settings)
@@ -76,31 +78,6 @@ def test_the_pass_of_one_point_does_not_depend_on_the_others():
         assert (lab, unl) == (lab1, unl1)
         np.testing.assert_array_equal(o, o1)
         np.testing.assert_array_equal(acc, acc1)
-
-
-def test_grad_da_one_vs_rest_together_gives_the_numbers_of_fits_alone(monkeypatch):
-    """nabla-DA's classes fitted together share their products with Z and give, bit for bit, the
-    outputs, objectives and iteration counts of the classes fitted one after another."""
-    ds, split = _four_blobs()
-    settings = ProtocolSettings(kernel="rbf", sigma=1.0, C=1.0)
-    sizes = []
-    real = gd._run_outputs
-
-    def spy(payloads):
-        sizes.append(len(payloads))
-        return real(payloads)
-
-    monkeypatch.setattr(gd, "_run_outputs", spy)
-    together = run_split(GradDA, {}, ds, split, settings)
-    assert max(sizes) == 4
-    monkeypatch.setattr(GradDA, "batched_ovr", False)
-    sizes.clear()
-    alone = run_split(GradDA, {}, ds, split, settings)
-    assert max(sizes) == 1
-    assert together.objective == alone.objective
-    for a, b in zip(together.binary, alone.binary, strict=True):
-        np.testing.assert_array_equal(a.unlabeled_outputs, b.unlabeled_outputs)
-        assert (a.n_iter, a.stop_reason) == (b.n_iter, b.stop_reason)
 
 
 def test_grad_da_products_of_one_point_do_not_depend_on_the_others():
