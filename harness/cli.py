@@ -144,11 +144,14 @@ def _add_optima_parser(sub) -> None:
     ob.add_argument("--bounds", action="store_true",
                     help="certified lower bounds (harness.certify) of a data set too large for branch and bound "
                     "(g50c, text, uspst: JMLR 2008 Table 8 splits) instead of optima; --time-limit per binary problem "
-                    "(default 240 s), --n splits, --only, --force, --graph-neighbors")
+                    "(default 240 s), --n splits, --only, --force, --graph-neighbors, --max-iter")
     ob.add_argument("--graph-neighbors", dest="graph_neighbors", type=_positive_int, metavar="K",
                     help="with --bounds: graph weights of the dual point only between each unlabeled point and its K "
                     "nearest unlabeled neighbours in the kernel (a search several times faster at a few thousand "
                     "points, a slightly weaker bound); default: every unlabeled pair")
+    ob.add_argument("--max-iter", dest="max_iter", type=_positive_int, metavar="N",
+                    help="with --bounds: L-BFGS-B iterations per smoothing stage of the search (default 250; six "
+                    "stages). More iterations give a bound at least as good when no stage is cut by --time-limit")
     _out_option(ob, "the stores are written to optima/ in it, starting from the shipped ones; `--out .` in a "
                 "source checkout updates the shipped ones")
     ob.set_defaults(func=commands.optima_build_command)

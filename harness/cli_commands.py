@@ -161,11 +161,13 @@ def optima_build_command(args) -> int:
                 for name in args.sets:
                     build_bounds(name, args.n, only=args.only, force=args.force,
                                  time_limit=240.0 if args.time_limit is None else args.time_limit,
-                                 graph_neighbors=args.graph_neighbors)
+                                 graph_neighbors=args.graph_neighbors,
+                                 max_iter=250 if args.max_iter is None else args.max_iter)
             return 0
-        if args.graph_neighbors is not None:
-            print("error: --graph-neighbors applies to --bounds only", file=sys.stderr)
-            return 2
+        for option, value in (("--graph-neighbors", args.graph_neighbors), ("--max-iter", args.max_iter)):
+            if value is not None:
+                print(f"error: {option} applies to --bounds only", file=sys.stderr)
+                return 2
         # Branch and bound factors matrices of at most a few hundred rows, node after node: a
         # second BLAS thread only adds synchronization, and on a loaded machine it made every
         # node several times slower (Coil3 split 2 class 0: 145 s with the default threads,

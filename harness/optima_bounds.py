@@ -111,7 +111,7 @@ CERTIFIED_GAP_TOL = 1e-6
 
 
 def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=240.0, init_solver="newton",
-                 directory=None, force=False, graph_neighbors=None, echo=print) -> dict:
+                 directory=None, force=False, graph_neighbors=None, max_iter=250, echo=print) -> dict:
     """Compute and store the certified lower bounds of the first ``n`` splits of ``dataset``.
 
     For every binary problem the optimizer of :mod:`harness.certify` starts from the labeling that
@@ -123,8 +123,9 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     kept unless ``force``; with ``force`` a stored entry is replaced only by a bound at least as high (both
     are certificates; the higher one is kept).  ``only`` restricts the build to these entry keys.
     The store is re-read and saved after each problem, so builds of other keys of the same set
-    running at the same time keep each other's entries. ``graph_neighbors``: see
-    :func:`harness.certify.optimize_bound` (None: graph weights on every unlabeled pair).
+    running at the same time keep each other's entries. ``graph_neighbors`` and ``max_iter``
+    (iterations per smoothing stage): see :func:`harness.certify.optimize_bound` (None: graph
+    weights on every unlabeled pair).
     """
     from s3vm_bench.solvers import get_solver
 
@@ -156,7 +157,7 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
             else:
                 value, who = b.objective, init_solver
             out = optimize_bound(K, prob.y[:prob.n_lab], prob.k, s.C, s.c_star, labels, upper=value,
-                                 time_limit=time_limit, graph_neighbors=graph_neighbors)
+                                 time_limit=time_limit, graph_neighbors=graph_neighbors, max_iter=max_iter)
             entry = bound_entry(prob, out, value, who, init_solver, graph_neighbors)
             # Re-read the file: another build of this set (other --only keys) may have stored
             # entries since this one started, and saving the store read at the start would drop them.

@@ -411,6 +411,20 @@ def test_build_bounds_keeps_entries_stored_by_a_concurrent_build(data_env, tmp_p
     assert entries["split0/class1"]["lower_bound"] < entries["split0/class1"]["best_objective"]
 
 
+def test_build_bounds_passes_the_iterations_per_stage(data_env, tmp_path, monkeypatch):
+    """``max_iter`` (``optima build --bounds --max-iter``) caps every smoothing stage of the search."""
+    from s3vm_bench.harness import certify
+    from s3vm_bench.harness.optima import build_bounds, load_bounds
+
+    seen = []
+    real = certify.optimize_bound
+    monkeypatch.setattr(certify, "optimize_bound", lambda *a, **kw: seen.append(kw["max_iter"]) or real(*a, **kw))
+    build_bounds("g50c", 1, time_limit=60.0, max_iter=3, directory=tmp_path, echo=lambda *a: None)
+    assert seen == [3]
+    stages = load_bounds("g50c", tmp_path)["entries"]["split0/class1"]["stages"]
+    assert len(stages) == 6 and all(0 < st["iterations"] <= 3 for st in stages)
+
+
 def test_cli_bounds_options(monkeypatch, capsys, data_env):
     from s3vm_bench.harness import optima
     from s3vm_bench.harness.cli import main
@@ -418,11 +432,17 @@ def test_cli_bounds_options(monkeypatch, capsys, data_env):
     calls = []
     monkeypatch.setattr(optima, "build_bounds", lambda *a, **kw: calls.append((a, kw)) or {})
     assert main(["optima", "build", "g50c", "--bounds", "--n", "2", "--time-limit", "5"]) == 0
-    assert calls == [(("g50c", 2), {"only": None, "force": False, "time_limit": 5.0, "graph_neighbors": None})]
-    assert main(["optima", "build", "uspst", "--bounds", "--n", "1", "--graph-neighbors", "20"]) == 0
-    assert calls[-1] == (("uspst", 1), {"only": None, "force": False, "time_limit": 240.0, "graph_neighbors": 20})
-    assert main(["optima", "build", "coil3", "--graph-neighbors", "20"]) == 2
-    assert "--bounds only" in capsys.readouterr().err
+    assert calls == [(("g50c", 2), {"only": None, "force": False, "time_limit": 5.0, "graph_neighbors": None,
+                                    "max_iter": 250})]
+    assert main(["optima", "build", "uspst", "--bounds", "--n", "1", "--graph-neighbors", "20", "--max-iter", "600"]) == 0
+    assert calls[-1] == (("uspst", 1), {"only": None, "force": False, "time_limit": 240.0, "graph_neighbors": 20,
+                                        "max_iter": 600})
+    for option in (["--graph-neighbors", "20"], ["--max-iter", "600"]):
+        assert main(["optima", "build", "coil3", *option]) == 2
+        assert f"{option[0]} applies to --bounds only" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["optima", "build", "g50c", "--bounds", "--max-iter", "0"])
+    assert "--max-iter" in capsys.readouterr().err
     # the shipped g50c bounds and the per-solver table of certified gaps
     assert main(["optima", "show", "g50c", "--bounds"]) == 0
     out = capsys.readouterr().out
