@@ -151,7 +151,7 @@ def _add_optima_parser(sub) -> None:
                     "points, a slightly weaker bound); default: every unlabeled pair")
     ob.add_argument("--max-iter", dest="max_iter", type=_positive_int, metavar="N",
                     help="with --bounds: L-BFGS-B iterations per smoothing stage of the search (default 250; six "
-                    "stages). More iterations give a bound at least as good when no stage is cut by --time-limit")
+                    "stages; --time-limit still cuts each stage)")
     _out_option(ob, "the stores are written to optima/ in it, starting from the shipped ones; `--out .` in a "
                 "source checkout updates the shipped ones")
     ob.set_defaults(func=commands.optima_build_command)
