@@ -173,7 +173,11 @@ def _add_compare_parser(sub) -> None:
     c.add_argument("--compute-missing", dest="compute_missing", action="store_true",
                    help="run branch and bound where no optimum is stored (and store it)")
     c.add_argument("--time-limit", dest="time_limit", type=_positive_float, help="with --compute-missing: seconds per problem")
-    _out_option(c, "the per-problem CSV goes to results/compare/ in it")
+    c.add_argument("--record-best", dest="record_best", action="store_true",
+                   help="with g50c/text/uspst: where the solver's balanced objective is below the best objective "
+                   "stored beside a bound, store it as the new best (bound store of the work folder)")
+    _out_option(c, "the per-problem CSV goes to results/compare/ in it; with --record-best the bound "
+                "stores are written to optima/ in it (`--out .` in a source checkout updates the shipped ones)")
     c.set_defaults(func=commands.compare_command)
 
 

@@ -247,7 +247,8 @@ def compare_command(args) -> int:
         # and the solver's time should not depend on how busy the machine's other cores are.
         with threadpool_limits(1):
             rows = compare(args.solver, args.datasets, args.splits, params=parse_params(args.param),
-                           compute_missing=args.compute_missing, time_limit=args.time_limit)
+                           compute_missing=args.compute_missing, time_limit=args.time_limit,
+                           record_best=args.record_best)
         print(f"per-problem table: {write_csv(rows, out, args.solver)}")
     except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)

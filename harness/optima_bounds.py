@@ -119,7 +119,8 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     depend on it for its validity) and runs for at most ``time_limit`` seconds; the best objective
     of the committed Table 8 runs (:func:`best_run_objectives`) is stored beside the bound, or,
     where those rows do not give it per binary problem, the objective ``init_solver`` reached
-    (``best_solver`` says which).  Entries already stored for the same problem (same digest) are
+    (``best_solver`` says which) -- or the best objective already stored for the same problem, if
+    lower (``compare --record-best`` records other solvers' objectives).  Entries already stored for the same problem (same digest) are
     kept unless ``force``; with ``force`` a stored entry is replaced only by a bound at least as high (both
     are certificates; the higher one is kept).  ``only`` restricts the build to these entry keys.
     The store is re-read and saved after each problem, so builds of other keys of the same set
@@ -156,6 +157,10 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
                 value, who = best[i]
             else:
                 value, who = b.objective, init_solver
+            kept_best = store["entries"].get(prob.key)
+            if (kept_best is not None and kept_best.get("digest") == prob.digest()
+                    and kept_best.get("best_objective") is not None and kept_best["best_objective"] < value):
+                value, who = kept_best["best_objective"], kept_best["best_solver"]
             out = optimize_bound(K, prob.y[:prob.n_lab], prob.k, s.C, s.c_star, labels, upper=value,
                                  time_limit=time_limit, graph_neighbors=graph_neighbors, max_iter=max_iter)
             entry = bound_entry(prob, out, value, who, init_solver, graph_neighbors)

@@ -879,6 +879,8 @@ def test_compare_cli(capsys, monkeypatch):
     assert main(["compare", "no_such_solver", "--datasets", "two_moons", "--splits", "1"]) == 2
     assert "unknown solver" in capsys.readouterr().err
     assert main(["compare", "svm", "--datasets", "nowhere", "--splits", "1"]) == 2
+    assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "1", "--record-best"]) == 2
+    assert "--record-best records best objectives beside certified lower bounds" in capsys.readouterr().err
     assert main(["optima", "show", "two_moons"]) == 0
     assert "100 certified optimal" in capsys.readouterr().out
 

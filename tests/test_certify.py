@@ -362,6 +362,45 @@ def test_compare_reports_objective_bound_and_gap(data_env, tmp_path):
         compare("newton", ["g50c"], 2, directory=tmp_path, echo=lambda *a: None)
 
 
+def test_compare_record_best_stores_only_a_lower_balanced_objective(data_env, tmp_path):
+    """``compare --record-best`` replaces a stored best objective only by a lower balanced one (solver
+    spec with its parameters, gap recomputed from the stored bound), and a later forced bound
+    build keeps it."""
+    from s3vm_bench.harness.compare import compare
+    from s3vm_bench.harness.optima import build_bounds, load_bounds, save_bounds
+
+    quiet = lambda *a: None  # noqa: E731
+    build_bounds("g50c", 1, time_limit=0.5, directory=tmp_path, echo=quiet)
+
+    def set_best(value):  # and a positive bound (a half-second search gives a negative one): a gap to recompute
+        store = load_bounds("g50c", tmp_path)
+        store["entries"]["split0/class1"].update(lower_bound=500.0, best_objective=value, best_solver="stored")
+        save_bounds(store, tmp_path)
+
+    set_best(1e9)
+    lines = []
+    (row,) = compare("cccp", ["g50c"], 1, params={"anneal": True}, directory=tmp_path, record_best=True,
+                     echo=lines.append)
+    assert row.balance_exact
+    e = load_bounds("g50c", tmp_path)["entries"]["split0/class1"]
+    assert e["best_objective"] == row.objective and e["best_solver"] == 'cccp {"anneal": true}'
+    assert e["gap"] == pytest.approx((row.objective - 500.0) / 500.0) and e["certified_optimal"] is False
+    assert any(line.startswith("recorded cccp") for line in lines)
+
+    set_best(row.objective - 1.0)  # a lower stored best stays
+    compare("cccp", ["g50c"], 1, params={"anneal": True}, directory=tmp_path, record_best=True, echo=quiet)
+    e = load_bounds("g50c", tmp_path)["entries"]["split0/class1"]
+    assert (e["best_objective"], e["best_solver"]) == (row.objective - 1.0, "stored")
+
+    set_best(1000.0)  # below the best Table 8 row (1144.28), which a build would store otherwise
+    build_bounds("g50c", 1, time_limit=0.5, directory=tmp_path, force=True, echo=quiet)
+    e = load_bounds("g50c", tmp_path)["entries"]["split0/class1"]
+    assert (e["best_objective"], e["best_solver"]) == (1000.0, "stored")
+
+    with pytest.raises(ValueError, match="record-best"):
+        compare("newton", ["two_moons"], 1, record_best=True, echo=quiet)
+
+
 def test_compare_on_a_split_with_some_bounds_missing(data_env, monkeypatch):
     """A one-versus-rest split with bounds stored for some of its binary problems is compared on
     those, the others named; with none stored it is an error. (Coil3's three one-vs-rest problems
