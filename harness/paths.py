@@ -9,7 +9,8 @@ variable ``S3VM_RESULTS_DIR``, else ``./s3vm-results``. Inside it::
     results/runs.csv    rows of ``s3vm-bench run``
     results/compare/    per-problem CSV of ``s3vm-bench compare``
     results/demo/       ``s3vm-bench demo``
-    optima/             branch-and-bound optima computed by ``optima build`` or ``compare --compute-missing``
+    optima/             branch-and-bound optima and certified lower bounds computed by ``optima build`` or
+                        ``compare --compute-missing``, best objectives recorded by ``compare --record-best``
 
 The repository root has the same layout, so the committed reports and results are rewritten only
 when asked for explicitly: ``s3vm-bench reproduce ... --out .`` run from a source checkout.
