@@ -364,8 +364,8 @@ def test_compare_reports_objective_bound_and_gap(data_env, tmp_path):
 
 def test_compare_record_best_stores_only_a_lower_balanced_objective(data_env, tmp_path):
     """``compare --record-best`` replaces a stored best objective only by a lower balanced one (solver
-    spec with its parameters, gap recomputed from the stored bound), and a later forced bound
-    build keeps it."""
+    spec with its parameters, gap recomputed from the stored bound; not by one equal up to
+    rounding), and a later forced bound build keeps it."""
     from s3vm_bench.harness.compare import compare
     from s3vm_bench.harness.optima import build_bounds, load_bounds, save_bounds
 
@@ -386,6 +386,11 @@ def test_compare_record_best_stores_only_a_lower_balanced_objective(data_env, tm
     assert e["best_objective"] == row.objective and e["best_solver"] == 'cccp {"anneal": true}'
     assert e["gap"] == pytest.approx((row.objective - 500.0) / 500.0) and e["certified_optimal"] is False
     assert any(line.startswith("recorded cccp") for line in lines)
+
+    set_best(row.objective * (1 + 1e-12))  # a rounding-level difference is not a new best
+    compare("cccp", ["g50c"], 1, params={"anneal": True}, directory=tmp_path, record_best=True, echo=quiet)
+    e = load_bounds("g50c", tmp_path)["entries"]["split0/class1"]
+    assert (e["best_objective"], e["best_solver"]) == (row.objective * (1 + 1e-12), "stored")
 
     set_best(row.objective - 1.0)  # a lower stored best stays
     compare("cccp", ["g50c"], 1, params={"anneal": True}, directory=tmp_path, record_best=True, echo=quiet)
