@@ -57,6 +57,8 @@ __all__ = ["BoundRow", "CompareRow", "RECORD_BEST_RTOL", "compare", "gap_table",
 #: ``record_best`` replaces a stored best objective only by one lower by more than this fraction of it
 #: (rounding differences between runs of one solver are about 1e-15 relative).
 RECORD_BEST_RTOL = 1e-9
+#: Added to a bound store's ``best_objective_from`` once ``record_best`` has stored a best objective.
+RECORD_BEST_SOURCE = "`s3vm-bench compare SOLVER --record-best` (best_solver of each entry)"
 
 
 @dataclass
@@ -116,6 +118,9 @@ def _record_best(set_name, found, who, directory, echo):
                  certified_optimal=gap is not None and gap <= CERTIFIED_GAP_TOL)
         changed.append(prob.key)
     if changed:
+        source = store.get("best_objective_from", "")
+        if RECORD_BEST_SOURCE not in source:
+            store["best_objective_from"] = f"{source} and {RECORD_BEST_SOURCE}" if source else RECORD_BEST_SOURCE
         path = save_bounds(store, directory)
         echo(f"recorded {who} as the best objective of {len(changed)} {set_name} problem(s) "
              f"({', '.join(changed)}) in {path}")

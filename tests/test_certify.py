@@ -386,6 +386,7 @@ def test_compare_record_best_stores_only_a_lower_balanced_objective(data_env, tm
     assert e["best_objective"] == row.objective and e["best_solver"] == 'cccp {"anneal": true}'
     assert e["gap"] == pytest.approx((row.objective - 500.0) / 500.0) and e["certified_optimal"] is False
     assert any(line.startswith("recorded cccp") for line in lines)
+    assert load_bounds("g50c", tmp_path)["best_objective_from"].endswith("--record-best` (best_solver of each entry)")
 
     set_best(row.objective * (1 + 1e-12))  # a rounding-level difference is not a new best
     compare("cccp", ["g50c"], 1, params={"anneal": True}, directory=tmp_path, record_best=True, echo=quiet)
