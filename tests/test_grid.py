@@ -606,8 +606,9 @@ def test_a_folder_store_keeps_one_file_per_table_and_data_set_in_a_stable_order(
     from s3vm_bench.harness.results import read_results_text
 
     def row(exp, split, obj, dataset="d"):
+        # stamped as a computed cell is (an unstamped row gets the current second, which may tick over)
         return {"experiment": exp, "dataset": dataset, "solver": "svm", "split": split, "status": "done",
-                "objective": obj, "cell_key": f"{exp}{dataset}{split}"}
+                "objective": obj, "cell_key": f"{exp}{dataset}{split}", "timestamp": "2026-01-01T00:00:00+00:00"}
 
     store = tmp_path / "runs"
     store_rows(store, [row("t1", 2, 1.0), row("t2", 0, 2.0), row("t1", 0, 3.0), row("t1", 0, 4.0, "e")])
