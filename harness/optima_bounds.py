@@ -131,7 +131,7 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     from s3vm_bench.solvers import get_solver
 
     from .certify import optimize_bound
-    from .protocol import run_split
+    from .protocol import fit_binary_problems
 
     n = BOUND_SETS[dataset] if n is None else int(n)
     if n < 1:
@@ -145,11 +145,12 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
                 and (force or store["entries"].get(p.key, {}).get("digest") != p.digest())]
         if not todo:
             continue
-        res = run_split(get_solver(init_solver), {}, ds, split, s)
+        # init_solver's labelings of the problems to bound only (the others are not fitted)
+        fitted, _ = fit_binary_problems(get_solver(init_solver), {}, ds, split, s, classes=[p.label for p in todo])
+        fitted = {b.label: b for b in fitted}
         K = bound_gram(ds, split, s)
-        for prob, b in zip(problems, res.binary):
-            if prob.key not in {p.key for p in todo}:
-                continue
+        for prob in todo:
+            b = fitted[prob.label]
             labels = np.where(b.unlabeled_outputs > 0, 1.0, -1.0)
             if int(np.sum(labels > 0)) != prob.k:
                 raise ValueError(f"{init_solver} did not meet the balance constraint on {dataset} {prob.key}")

@@ -33,7 +33,7 @@ from s3vm_bench.solvers.numerics import (check_positive, check_r, dichotomic_sea
                                          threshold_shift, threshold_to_count)
 
 __all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
-           "run_split", "break_ties"]
+           "run_split", "fit_binary_problems", "break_ties"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
@@ -277,22 +277,69 @@ def _cv5(solver_cls, params, settings, ds: Dataset, split: Split, X_all, y_all):
 
 def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: ProtocolSettings) -> SplitResult:
     """Run one solver on one split under the common protocol (see the module docstring)."""
+    lab, unl = _check_split(split)
+    if getattr(solver_cls, "evaluation", "transductive") == "cv5":
+        idx = np.r_[lab, unl]
+        return _cv5(solver_cls, params, settings, ds, split, ds.X[idx], ds.y[idx])
+    binaries, fit_seconds = fit_binary_problems(solver_cls, params, ds, split, settings)
+    X_test, y_test = _test_set(ds, split)
+    unl_err = _error(binaries, ds.y[unl], "unlabeled_outputs")
+    test_err = _error(binaries, y_test, "test_outputs") if X_test is not None else None
+    return SplitResult(objective=float(np.mean([b.objective for b in binaries])), unlabeled_error=unl_err,
+                       test_error=test_err, fit_seconds=fit_seconds,
+                       binary=binaries, balance_exact=all(b.n_pos == b.n_pos_target for b in binaries))
+
+
+def _check_split(split: Split):
+    """``(labeled, unlabeled)`` of a split that has both."""
     lab, unl = split.labeled, split.unlabeled
     if lab.size == 0:
         raise ValueError("the split has no labeled point")
     if unl.size == 0:
         raise ValueError("the split has an empty unlabeled set: there is nothing to transduce")
+    return lab, unl
+
+
+def _test_set(ds: Dataset, split: Split):
+    """``(X_test, y_test)`` of a split: its test points, else the data set's own test set, else Nones."""
+    test = split.test if split.test.size else None
+    if test is not None:
+        return ds.X[test], ds.y[test]
+    if ds.X_test is not None:
+        return ds.X_test, ds.y_test
+    return None, None
+
+
+def fit_binary_problems(solver_cls, params: dict, ds: Dataset, split: Split, settings: ProtocolSettings,
+                        classes=None) -> tuple[list[BinaryResult], float]:
+    """Steps 1-3 of the protocol on one split: each binary problem fitted and its objective recomputed.
+
+    The binary problems are the one-versus-rest problems of every class (class 1 against 0 for a
+    two-class data set), in class order; ``classes`` (class indices) restricts them to those, with
+    the same results as in the full run (each problem is fitted on its own, or, for a solver that
+    runs its one-versus-rest problems together, with identical results alone). :func:`run_split`
+    fits them all and adds the errors of step 4.
+
+    Returns
+    -------
+    binaries : list of BinaryResult
+    fit_seconds : float
+        Wall seconds of the fits (the protocol's objectives not included).
+    """
+    lab, unl = _check_split(split)
     idx = np.r_[lab, unl]
     X_tr, y_true = ds.X[idx], ds.y[idx]
     n_lab = lab.size
-    if getattr(solver_cls, "evaluation", "transductive") == "cv5":
-        return _cv5(solver_cls, params, settings, ds, split, X_tr, y_true)
-    test = split.test if split.test.size else None
-    X_test, y_test = (ds.X[test], ds.y[test]) if test is not None else (None, None)
-    if X_test is None and ds.X_test is not None:
-        X_test, y_test = ds.X_test, ds.y_test
-    classes = np.arange(ds.n_classes)
-    problems = classes[1:] if ds.n_classes == 2 else classes
+    X_test = _test_set(ds, split)[0]
+    all_classes = np.arange(ds.n_classes)
+    problems = all_classes[1:] if ds.n_classes == 2 else all_classes
+    if classes is not None:
+        wanted = {int(k) for k in classes}
+        unknown = sorted(wanted - {int(k) for k in problems})
+        if unknown:
+            raise ValueError(f"classes {unknown} are not binary problems of {ds.name} "
+                             f"(its problems are the classes {[int(k) for k in problems]})")
+        problems = [k for k in problems if int(k) in wanted]
     gram = _gram(X_tr, settings) if settings.kernel == "rbf" else None
     reveal = None
     if getattr(solver_cls, "evaluation", "transductive") == "reveal":
@@ -331,11 +378,7 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
         binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
                                      int(np.sum(getattr(est, "n_iter_", 0))), ";".join(getattr(est, "stop_reason_", []) or []),
                                      unl_out, test_out, d_iter, _search_notes(est)))
-    unl_err = _error(binaries, y_true[n_lab:], "unlabeled_outputs")
-    test_err = _error(binaries, y_test, "test_outputs") if X_test is not None else None
-    return SplitResult(objective=float(np.mean([b.objective for b in binaries])), unlabeled_error=unl_err,
-                       test_error=test_err, fit_seconds=fit_seconds,
-                       binary=binaries, balance_exact=all(b.n_pos == b.n_pos_target for b in binaries))
+    return binaries, fit_seconds
 
 
 def _search_notes(est) -> dict:

@@ -21,6 +21,7 @@ from s3vm_bench.harness.certify import (DualPoint, bias_bound, check_dual_point,
 from s3vm_bench.harness.optima import CERTIFIED_GAP_TOL, OPTIMA_DIR, bound_entry, get_reference_set, labels_from_str
 from s3vm_bench.harness.protocol import _gram
 from s3vm_bench.harness.reference_sets import binary_problems
+from s3vm_bench.solvers import get_solver
 from s3vm_bench.solvers.bb import brute_force, s3vm_objective
 from s3vm_bench.solvers.numerics import gaussian_kernel
 
@@ -407,6 +408,12 @@ def test_compare_record_best_stores_only_a_lower_balanced_objective(data_env, tm
         compare("newton", ["two_moons"], 1, record_best=True, echo=quiet)
 
 
+def _counting_fits(name, fits):
+    """The registered solver ``name``, appending to ``fits`` at each ``fit`` (one per binary
+    problem for a solver that runs its dichotomic search inside ``fit``)."""
+    cls = get_solver(name)
+    return type(cls.__name__, (cls,), {"fit": lambda self, X, y: fits.append(1) or cls.fit(self, X, y)})
+
 def test_compare_on_a_split_with_some_bounds_missing(data_env, monkeypatch):
     """A one-versus-rest split with bounds stored for some of its binary problems is compared on
     those, the others named; with none stored it is an error. (Coil3's three one-vs-rest problems
@@ -422,9 +429,12 @@ def test_compare_on_a_split_with_some_bounds_missing(data_env, monkeypatch):
     monkeypatch.setattr(cmp, "load_bounds", lambda set_name, directory=None: {})
     monkeypatch.setattr(cmp, "lookup_bound", lambda prob, store: None if prob.key not in bounds else
                         {"lower_bound": bounds[prob.key], "seconds": 3.0})
+    fitted = []
+    monkeypatch.setattr(cmp, "get_solver", lambda name: _counting_fits(name, fitted))
     lines = []
     rows = cmp.compare("newton", ["uspst"], 1, echo=lines.append)
     assert [(r.split, r.label) for r in rows] == [(0, 0), (0, 2)]
+    assert len(fitted) == 2  # the problem without a bound is not solved
     for r in rows:
         assert r.lower_bound == bounds[f"split0/class{r.label}"]
         assert r.gap == pytest.approx((r.objective - r.lower_bound) / r.lower_bound)
@@ -435,6 +445,26 @@ def test_compare_on_a_split_with_some_bounds_missing(data_env, monkeypatch):
     with pytest.raises(ValueError, match="no stored lower bound for uspst split 0"):
         cmp.compare("newton", ["uspst"], 1, echo=lines.append)
 
+
+
+def test_build_bounds_of_some_problems_solves_only_those(data_env, tmp_path, monkeypatch):
+    """``optima build --bounds --only KEY`` runs its starting solver on that binary problem only, not
+    on every one-versus-rest problem of the split. (Coil3's three problems stand in for Uspst's.)"""
+    import s3vm_bench.solvers
+    from s3vm_bench.harness import optima_bounds
+    from s3vm_bench.harness.optima import build_bounds, load_bounds
+
+    ref = get_reference_set("coil3")
+    ds, split = ref.make(0)
+    problems = binary_problems("coil3", ds, split, ref.settings)
+    monkeypatch.setattr(optima_bounds, "bound_problems", lambda set_name, i: (ds, split, ref.settings, problems))
+    fitted = []
+    monkeypatch.setattr(s3vm_bench.solvers, "get_solver", lambda name: _counting_fits(name, fitted))
+    build_bounds("uspst", 1, only=["split0/class1"], time_limit=0.5, directory=tmp_path, echo=lambda *a: None)
+    assert len(fitted) == 1
+    entries = load_bounds("uspst", tmp_path)["entries"]
+    assert list(entries) == ["split0/class1"] and entries["split0/class1"]["digest"] == problems[1].digest()
+    assert entries["split0/class1"]["init_labels"] == "newton"
 
 def test_build_bounds_keeps_entries_stored_by_a_concurrent_build(data_env, tmp_path, monkeypatch):
     from s3vm_bench.harness import certify

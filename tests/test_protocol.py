@@ -8,7 +8,7 @@ import scipy.optimize as so
 import scipy.sparse as sp
 
 from s3vm_bench.data_registry import Dataset, Split
-from s3vm_bench.harness.protocol import ProtocolSettings, protocol_objective, run_split
+from s3vm_bench.harness.protocol import ProtocolSettings, fit_binary_problems, protocol_objective, run_split
 from s3vm_bench.solvers._balance import (check_r, dichotomic_search, estimate_r, exact_r, n_positive,
                               threshold_to_count)
 from s3vm_bench.solvers._base import BaseS3VM, BinaryFit
@@ -174,6 +174,32 @@ def test_one_vs_rest_objective_is_mean_and_error_is_argmax():
     y_pm = np.where(y == 1, 1.0, -1.0)
     assert b1.objective == pytest.approx(protocol_objective(X[lab], y_pm[lab], X[unl], b1.unlabeled_outputs, s))
 
+
+
+@pytest.mark.parametrize("solver", ["newton", "grad_s3vm"])  # fitted alone / one-vs-rest fits run together
+def test_fit_binary_problems_of_some_classes_give_the_full_runs_results(solver):
+    """``fit_binary_problems(..., classes=)`` fits only those one-vs-rest problems, with the numbers
+    :func:`run_split` gives them in the run of all classes; an unknown class is a ValueError."""
+    from s3vm_bench.solvers import get_solver
+
+    X, y = _blobs(4, n=90, k=3, sep=3.0)
+    ds = Dataset("three", X, y, ("a", "b", "c"))
+    lab = np.array([0, 1, 2, 3, 4, 5])
+    split = Split("t", 0, None, lab, np.arange(6, 90), np.empty(0, int), np.empty(0, int))
+    s = ProtocolSettings(sigma=2.0, C=10.0)
+    cls = get_solver(solver)
+    full = run_split(cls, {}, ds, split, s).binary
+    fits = []
+    counting = type(cls.__name__, (cls,), {"fit": lambda self, X, y: fits.append(1) or cls.fit(self, X, y)})
+    some, _ = fit_binary_problems(counting, {}, ds, split, s, classes=[2, 0])
+    assert [b.label for b in some] == [0, 2]  # in class order
+    for b in some:
+        ref = full[b.label]
+        assert b.objective == ref.objective and b.n_pos == ref.n_pos == ref.n_pos_target
+        np.testing.assert_array_equal(b.unlabeled_outputs, ref.unlabeled_outputs)
+    assert len(fits) == 2  # class 1 was not fitted (the solvers search r~ inside one fit)
+    with pytest.raises(ValueError, match=r"classes \[3\] are not binary problems of three"):
+        fit_binary_problems(cls, {}, ds, split, s, classes=[3])
 
 def test_estimated_r_mode():
     X, y = _blobs(5, n=40)
