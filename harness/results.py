@@ -66,9 +66,31 @@ def blas_info() -> str:
     return "; ".join(sorted(set(libs))) or "none loaded"
 
 
+def simd_info() -> str:
+    """The SIMD code numpy runs its float64 ``exp`` with on this CPU, e.g. ``"X86_V3"`` (AVX2).
+
+    numpy chooses at import the widest implementation of each function that the CPU supports
+    (:func:`numpy.lib.introspect.opt_func_info`). Its AVX-512 exponential (``X86_V4``) rounds
+    some results differently from the others (which give the C library's ``exp``), and the
+    Gaussian kernel (:func:`solvers._kernels.gaussian_kernel`) is made of exponentials: a cell
+    stored on a CPU with AVX-512 may then not be reproduced bit for bit on one without, as with
+    the BLAS kernel (:func:`blas_info`). So each row records it; "unknown" before numpy 2.0.
+    """
+    try:
+        from numpy.lib.introspect import opt_func_info
+    except ImportError:
+        return "unknown"
+    try:
+        targets = opt_func_info(func_name="^exp$", signature="^float64")
+        return str(targets["exp"]["dd"]["current"])
+    except (KeyError, TypeError, ValueError):
+        return "unknown"
+
+
 @lru_cache(maxsize=1)
 def environment_info() -> tuple[str, str]:
-    """(package versions and the BLAS (:func:`blas_info`) as JSON, git commit of the working tree or "unknown")."""
+    """(package versions, the BLAS (:func:`blas_info`) and numpy's SIMD code (:func:`simd_info`) as JSON,
+    git commit of the working tree or "unknown")."""
     versions = {"python": platform.python_version()}
     for pkg in ("s3vm-bench", "numpy", "scipy", "scikit-learn", "pandas", "pooch", "joblib"):
         try:
@@ -78,6 +100,7 @@ def environment_info() -> tuple[str, str]:
     import numpy  # noqa: F401  (loads its BLAS, so that blas_info sees it)
 
     versions["blas"] = blas_info()
+    versions["numpy_simd"] = simd_info()
     try:
         here = Path(__file__).resolve().parent
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,

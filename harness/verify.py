@@ -15,9 +15,11 @@ points), the same ``balance_exact`` and number of binary problems, and an object
 relative ``rtol`` (default 1e-6: the solvers stop at tolerances, and another BLAS build may
 round differently). Times are shown, not judged.
 
-Rows record the BLAS kernel they ran under (:func:`harness.results.blas_info`), and a differing
-cell's line names both: some solvers' results (nabla-DA most) depend on OpenBLAS's per-CPU kernel
-choice; what earlier checks found is in ``reports/DIFFERENCES.md`` (E2).
+Rows record the BLAS kernel (:func:`harness.results.blas_info`) and numpy's SIMD code
+(:func:`harness.results.simd_info`) they ran under, and a differing cell's line names both, stored
+and here: some solvers' results (nabla-DA most) depend on OpenBLAS's per-CPU kernel choice and on
+whether numpy's exponential ran its AVX-512 code; what earlier checks found is in
+``reports/DIFFERENCES.md`` (E2).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 from s3vm_bench.solvers.numerics import check_int
 
 from .grid import execute_cell
-from .results import blas_info
+from .results import blas_info, simd_info
 
 #: Results compared exactly (up to 1e-12), and the objective's relative tolerance by default.
 _EXACT = ("unlabeled_error", "test_error", "validation_error")
@@ -87,11 +89,16 @@ def compare(stored: dict, fresh: dict, rtol: float = RTOL) -> list[str]:
     return out
 
 
-def _stored_blas(row: dict) -> str:
+def _stored_environment(row: dict) -> str:
+    """The BLAS and numpy SIMD code a stored row ran under ("not recorded" for what it lacks)."""
     try:
-        return json.loads(row.get("versions") or "{}").get("blas") or "not recorded"
+        versions = json.loads(row.get("versions") or "{}")
     except (TypeError, ValueError):
-        return "not recorded"
+        versions = {}
+    if not isinstance(versions, dict):
+        versions = {}
+    return (f"BLAS {versions.get('blas') or 'not recorded'}, "
+            f"numpy SIMD {versions.get('numpy_simd') or 'not recorded'}")
 
 
 def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0, rtol: float = RTOL,
@@ -132,7 +139,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
     rng = np.random.default_rng(seed)
     picked = [order[i] for i in sorted(rng.choice(len(order), size=min(n_cells, len(order)), replace=False))]
     echo(f"rerunning {len(picked)} of the {len(order)} cached cells that took at most {max_seconds:g} s (seed {seed}; "
-         f"BLAS here: {blas_info()})")
+         f"BLAS here: {blas_info()}, numpy SIMD here: {simd_info()})")
     checks = []
     for key in picked:
         table, cell, stored = eligible[key]
@@ -143,7 +150,7 @@ def verify(keys, n_cells: int = 20, *, max_seconds: float = 10.0, seed: int = 0,
         echo(f"{'same   ' if check.same else 'DIFFERS'} {table} {cell.dataset} {cell.solver} split {cell.split} "
              f"({_number(stored.get('fit_seconds')):.2f} s stored, {time.perf_counter() - t0:.2f} s now)"
              + ("" if check.same else ": " + "; ".join(check.differences)
-                + f" [stored under BLAS {_stored_blas(stored)}]"))
+                + f" [stored under {_stored_environment(stored)}]"))
     n_same = sum(c.same for c in checks)
     echo(f"{n_same} of {len(checks)} cells reproduce their stored results"
          + ("" if n_same == len(checks) else f"; {len(checks) - n_same} differ (above)"))

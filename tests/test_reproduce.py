@@ -738,6 +738,7 @@ def test_specs_with_stored_optima_use_the_reference_sets_splits_and_settings(dat
 
 
 def test_verify_reruns_cached_cells_and_names_those_that_differ_writing_nothing(tmp_path, monkeypatch, capsys):
+    from s3vm_bench.harness.results import simd_info
     from s3vm_bench.harness.verify import verify
 
     monkeypatch.setitem(SPECS, "nips2006-table1", _toy_spec())
@@ -753,12 +754,19 @@ def test_verify_reruns_cached_cells_and_names_those_that_differ_writing_nothing(
     assert sorted(c.split for c in checks) == [0, 1]
     # A stored objective off by 1e-3 (relative) and an unlabeled error off by one point: named.
     row = json.loads(files[0].read_text())
+    stored_env = {"blas": "openblas 0.0 Stored x1", "numpy_simd": "X86_V4"}
     files[0].write_text(json.dumps(row | {"objective": row["objective"] * 1.001,
-                                          "unlabeled_error": row["unlabeled_error"] + 0.01}))
+                                          "unlabeled_error": row["unlabeled_error"] + 0.01,
+                                          "versions": json.dumps(stored_env)}))
     before[files[0]] = files[0].read_bytes()
-    checks = verify(["nips2006-table1"], 5, **kw)
+    lines = []
+    checks = verify(["nips2006-table1"], 5, **(kw | {"echo": lines.append}))
     (bad,) = [c for c in checks if not c.same]
     assert bad.key == files[0].stem and len(bad.differences) == 2
+    # The differing line names what the stored row ran under; the first line, what runs here.
+    (line,) = [x for x in lines if x.startswith("DIFFERS")]
+    assert line.endswith("[stored under BLAS openblas 0.0 Stored x1, numpy SIMD X86_V4]")
+    assert f"numpy SIMD here: {simd_info()}" in lines[0] and "BLAS here: " in lines[0]
     assert bad.differences[0].startswith("unlabeled_error") and "objective" in bad.differences[1]
     assert verify(["nips2006-table1"], 5, rtol=0.01, **kw)[0].differences != []  # the error still differs
     # The seeded draw: one cell of the two, the same one each time; the CLI exits 1 on a difference.
@@ -776,6 +784,18 @@ def test_verify_reruns_cached_cells_and_names_those_that_differ_writing_nothing(
             verify(["nips2006-table1"], 5, **kw, **bad_kw)
     with pytest.raises(ValueError):
         verify(["nips2006-table1"], 0, **kw)
+
+
+def test_rows_record_the_simd_code_numpy_runs_its_exponential_with():
+    # numpy's AVX-512 exp rounds differently from its other code (DIFFERENCES E2), so a row says
+    # which one ran: one of the implementations numpy lists for float64 exp on this CPU.
+    from numpy.lib.introspect import opt_func_info
+
+    from s3vm_bench.harness.results import environment_info, simd_info
+
+    available = opt_func_info(func_name="^exp$")["exp"]["dd"]["available"].replace("baseline(", "").replace(")", "")
+    assert simd_info() in available.split()
+    assert json.loads(environment_info()[0])["numpy_simd"] == simd_info()
 
 
 def test_shipped_results_of_small_cells_reproduce_here(data_env, tmp_path):
