@@ -21,7 +21,11 @@ Reported per solver, median over ``--repeat`` runs:
   (``scipy.linalg.cho_factor``) of the 2007 x 2007 Gaussian kernel (plus the identity, so that it
   is numerically positive definite), timed in the same process (median of ``--chol`` runs);
 * the protocol objective, the unlabeled error and the number of positive unlabeled outputs, so
-  that a faster solver can be checked to give the same result.
+  that a faster solver can be checked to give the same result;
+* for the solvers trained on explicit features that record them (nabla-S3VM, cS3VM), the inner
+  iterations of the whole dichotomic search and a floor under their CE at that many iterations
+  (:func:`gemv_seconds`: nabla-S3VM and cS3VM read their n x (n - 1) features at least once per
+  evaluation, so they cannot cost less than one ``Z w`` per iteration, whatever the code).
 
 With ``--table3``, it measures instead Newton S3VM's seconds per binary classifier against JMLR
 2008 Table 3's published ones: one cell of the table (``harness.grid.execute_cell``, split 0 unless
@@ -95,8 +99,29 @@ def cholesky_seconds(ds, split, settings, repeat: int = 5) -> float:
     return statistics.median(times)
 
 
-def _timed(cls, clock: list):
-    """A subclass of ``cls`` whose ``fit`` adds its CPU seconds to ``clock[0]`` (same parameters)."""
+def gemv_seconds(n: int, repeat: int = 20) -> float:
+    """Median CPU seconds of one product ``Z w`` (BLAS ``dgemv``) with a C-contiguous n x (n - 1) ``Z``.
+
+    The shape of the kernel-PCA map of nabla-S3VM and cS3VM (JMLR 2008 Sec. 4, Method 1) on the
+    n training points: every evaluation of their objective (14) reads Z at least once (its
+    gradient needs ``Z^T d``), so their inner iterations (each at least one evaluation) times
+    this is a floor under their CPU time at the given number of iterations.
+    """
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((n, n - 1))
+    w = rng.standard_normal(n - 1)
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        Z @ w
+        times.append(time.process_time() - t0)
+    return statistics.median(times)
+
+
+def _timed(cls, clock: list, iters: list | None = None):
+    """A subclass of ``cls`` whose ``fit`` adds its CPU seconds to ``clock[0]`` (same parameters),
+    and appends to ``iters`` the inner iterations of each binary fit's whole dichotomic search
+    (``info["total_iter"]``, recorded by the mean-output solvers)."""
 
     def fit(self, X, y):
         t0 = time.process_time()
@@ -104,22 +129,35 @@ def _timed(cls, clock: list):
             return cls.fit(self, X, y)
         finally:
             clock[0] += time.process_time() - t0
+            if iters is not None:
+                iters.extend(int(f.info["total_iter"]) for f in getattr(self, "binary_fits_", None) or []
+                             if "total_iter" in f.info)
 
     return type(cls.__name__, (cls,), {"fit": fit, "__module__": cls.__module__, "__doc__": cls.__doc__})
 
 
 def run_solver(name: str, ds, split, settings):
-    """One protocol run of solver ``name``: (fit CPU s, wall s, objective, unlabeled error, n_pos)."""
+    """One protocol run of solver ``name``.
+
+    Returns
+    -------
+    tuple
+        (fit CPU s, wall s, objective, unlabeled error, n_pos, n_pos target, inner iterations of
+        the dichotomic search, or None unless the solver records them and is trained on the
+        explicit features of JMLR 2008 Sec. 4's Method 1 (a ``kernel_map`` parameter)).
+    """
     run_split = project("harness.protocol").run_split
     get_solver = project("solvers").get_solver
 
-    clock = [0.0]
-    cls = _timed(get_solver(name), clock)
+    clock, iters = [0.0], []
+    cls = _timed(get_solver(name), clock, iters)
     t0 = time.perf_counter()
     res = run_split(cls, {}, ds, split, settings)
     wall = time.perf_counter() - t0
     b = res.binary[0]
-    return clock[0], wall, res.objective, res.unlabeled_error, b.n_pos, b.n_pos_target
+    method1 = "kernel_map" in get_solver(name)().get_params()  # trained on the kernel-PCA features Z
+    return (clock[0], wall, res.objective, res.unlabeled_error, b.n_pos, b.n_pos_target,
+            sum(iters) if iters and method1 else None)
 
 
 def table3(splits: int = 1, losses=("Flat", "Quadratic"), echo=print) -> list[dict]:
@@ -216,15 +254,19 @@ def main(argv=None) -> int:
             print(f"uspst split {split.index}: n = {n}, l = {split.labeled.size}, sigma = {settings.sigma}, "
                   f"C = C* = {settings.C}")
             print(f"one dense Cholesky of the {n} x {n} kernel: {chol:.4f} CPU s (median of {args.chol})")
+            gemv = gemv_seconds(n)
+            print(f"one product Z w with Z of {n} x {n - 1}: {gemv * 1e3:.3f} CPU ms (median of 20); "
+                  f"floor CE = inner iterations x that / Cholesky")
             print(f"{'solver':<12} {'digit':>5} {'CPU s':>9} {'wall s':>9} {'CE':>8} {'objective':>22} "
-                  f"{'unl. error':>10} {'n_pos':>11}")
+                  f"{'unl. error':>10} {'n_pos':>11} {'inner it':>8} {'floor CE':>8}")
         for name in args.solvers:
             runs = [run_solver(name, ds, split, settings) for _ in range(args.repeat)]
             cpu = statistics.median(r[0] for r in runs)
             wall = statistics.median(r[1] for r in runs)
-            _, _, obj, err, n_pos, target = runs[-1]
+            _, _, obj, err, n_pos, target, iters = runs[-1]
+            floor = "" if iters is None else f"{iters:>8} {iters * gemv / chol:8.1f}"
             print(f"{name:<12} {digit:>5} {cpu:9.3f} {wall:9.3f} {cpu / chol:8.1f} {obj:22.15g} {err:10.6f} "
-                  f"{n_pos:>5}/{target:<5}", flush=True)
+                  f"{n_pos:>5}/{target:<5} {floor}".rstrip(), flush=True)
     return 0
 
 
