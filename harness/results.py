@@ -70,11 +70,12 @@ def simd_info() -> str:
     """The SIMD code numpy runs its float64 ``exp`` with on this CPU, e.g. ``"X86_V3"`` (AVX2).
 
     numpy chooses at import the widest implementation of each function that the CPU supports
-    (:func:`numpy.lib.introspect.opt_func_info`). Its AVX-512 exponential (``X86_V4``) rounds
-    some results differently from the others (which give the C library's ``exp``), and the
-    Gaussian kernel (:func:`solvers._kernels.gaussian_kernel`) is made of exponentials: a cell
-    stored on a CPU with AVX-512 may then not be reproduced bit for bit on one without, as with
-    the BLAS kernel (:func:`blas_info`). So each row records it; "unknown" before numpy 2.0.
+    (:func:`numpy.lib.introspect.opt_func_info`). For float64 ``exp`` its AVX-512 code
+    (``X86_V4``) is an approximation of its own, while its ``X86_V3`` code gave the C library's
+    ``exp`` on every argument tried (``reports/DIFFERENCES.md``, E2). The Gaussian kernel
+    (:func:`solvers._kernels.gaussian_kernel`) is made of exponentials, so a cell stored on a CPU
+    with AVX-512 may not be reproduced bit for bit on one without, as with the BLAS kernel
+    (:func:`blas_info`). So each row records it; "unknown" before numpy 2.0.
     """
     try:
         from numpy.lib.introspect import opt_func_info
