@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from scipy.linalg.blas import daxpy as _axpy
 
@@ -33,15 +34,37 @@ MFN_ITERMAX = 50
 MFN_RELATIVE_STOP_EPS = 1e-9  # SVMlin's relative-decrease stop
 
 
+@njit(cache=True, nogil=True)
+def _csr_matvec(indptr, indices, data, v, out):  # pragma: no cover - compiled
+    """``out = X v`` for X in CSR arrays: each row's products summed in index order, from 0."""
+    for i in range(out.size):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += data[k] * v[indices[k]]
+        out[i] = acc
+
+
+@njit(cache=True, nogil=True)
+def _csr_rmatvec(indptr, indices, data, u, out):  # pragma: no cover - compiled
+    """``out = X^T u`` for X in CSR arrays (read as the CSC arrays of X^T): row i of X adds
+    ``u_i X[i, :]`` into ``out`` (zeroed first), rows in order."""
+    out[:] = 0.0
+    for i in range(indptr.size - 1):
+        ui = u[i]
+        for k in range(indptr[i], indptr[i + 1]):
+            out[indices[k]] += data[k] * ui
+
+
 class _RowBlock:
     """Products ``X_j v`` and ``X_j^T u`` for a block of rows, low overhead.
 
-    CGLS spends its time in these two products (SIGIR 2006, Sec. 2.1); on
-    small sparse blocks scipy's operator dispatch costs a sizeable fraction of
-    the product itself, so CSR blocks call scipy's compiled CSR/CSC kernels
-    directly (X^T is X's arrays read as CSC, so no transpose is built).  If
-    those private kernels are unavailable the public ``@`` is used.  Dense
-    blocks use BLAS gemv through ``@``.
+    CGLS spends its time in these two products (SIGIR 2006, Sec. 2.1); on small sparse blocks
+    the operator dispatch of ``scipy.sparse`` costs a sizeable fraction of the product itself, so
+    float64 CSR blocks are multiplied by two compiled loops over their arrays
+    (:func:`_csr_matvec`, :func:`_csr_rmatvec`; X^T is X's arrays read as CSC, so no transpose is
+    built). They add the products in the order scipy's CSR and CSC kernels do, so the results
+    are those of ``X_j @ v`` and ``X_j.T @ u``. Other sparse blocks use ``@``; dense blocks use
+    BLAS gemv through ``@``.
     """
 
     __slots__ = ("matvec", "rmatvec")
@@ -49,17 +72,21 @@ class _RowBlock:
     def __init__(self, Xj):
         if sp.issparse(Xj):
             n, d = Xj.shape
-            if _csr_matvec is not None and Xj.format == "csr":
-                indptr, indices, data = Xj.indptr, Xj.indices, Xj.data
+            if Xj.format == "csr" and Xj.dtype == np.float64:
+                # The indices as unsigned integers of the same width (they are non-negative):
+                # compiled code then indexes without the wraparound test of signed indices.
+                indptr, indices = (np.ascontiguousarray(a).view(np.uint32 if a.itemsize == 4 else np.uint64)
+                                   for a in (Xj.indptr, Xj.indices))
+                data = np.ascontiguousarray(Xj.data)
 
                 def matvec(v):
-                    out = np.zeros(n)
-                    _csr_matvec(n, d, indptr, indices, data, v, out)
+                    out = np.empty(n)
+                    _csr_matvec(indptr, indices, data, np.ascontiguousarray(v, dtype=np.float64), out)
                     return out
 
                 def rmatvec(u):
-                    out = np.zeros(d)
-                    _csc_matvec(d, n, indptr, indices, data, u, out)
+                    out = np.empty(d)
+                    _csr_rmatvec(indptr, indices, data, np.ascontiguousarray(u, dtype=np.float64), out)
                     return out
 
                 self.matvec, self.rmatvec = matvec, rmatvec
@@ -71,13 +98,6 @@ class _RowBlock:
         XjT = Xj.T
         self.matvec = Xj.__matmul__
         self.rmatvec = XjT.__matmul__
-
-
-try:  # private but stable for 15+ years; _RowBlock falls back if it moves
-    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
-    from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
-except ImportError:  # pragma: no cover
-    _csr_matvec = _csc_matvec = None
 
 
 def _cgls(Xj, yj, c2j, lam, lam_b, w, b, oj, eps, max_iter):

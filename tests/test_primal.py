@@ -277,23 +277,32 @@ def test_kernel_newton_subset_initialization_same_optimum():
         kernel_newton(K, y, cost, init_subset=0)
 
 
-def test_mfn_public_sparse_fallback_agrees(monkeypatch):
-    """The direct scipy kernels in _RowBlock and the public `@` give one answer."""
-    import s3vm_bench.solvers._primal_mfn as primal_mfn
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_mfn_row_block_products_are_scipy_products(index_dtype):
+    """The compiled CSR products of _RowBlock give scipy's ``X @ v`` and ``X.T @ u`` bit for bit."""
+    from s3vm_bench.solvers._primal_mfn import _RowBlock
 
+    rng = np.random.default_rng(7)
+    for density in (0.0, 0.02, 0.3, 1.0):
+        X = sp.random(37, 53, density=density, format="csr", random_state=rng)
+        X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+        op = _RowBlock(X)
+        v, u = rng.standard_normal(53), rng.standard_normal(37)
+        np.testing.assert_array_equal(op.matvec(v), X @ v)
+        np.testing.assert_array_equal(op.rmatvec(u), X.T @ u)
+        strided = np.repeat(v, 2)[::2]  # a non-contiguous view of v
+        np.testing.assert_array_equal(op.matvec(strided), X @ v)
+
+
+def test_mfn_csr_and_other_formats_agree():
+    """L2-SVM-MFN on CSR (compiled products), CSC (scipy's ``@``) and dense data: one answer."""
     X, y, cost = _problem(16, density=0.3, weighted=True)
-    Xs = sp.csr_matrix(X)
-    fast = l2svm_mfn(Xs, y, cost, lam=0.4, bias="free")
-    monkeypatch.setattr(primal_mfn, "_csr_matvec", None)
-    slow = l2svm_mfn(Xs, y, cost, lam=0.4, bias="free")
-    assert fast.objective == pytest.approx(slow.objective, rel=1e-12)
-    np.testing.assert_allclose(fast.coef, slow.coef, atol=1e-10)
-    # int64 indices go through the same kernels
-    Xl = Xs.copy()
-    Xl.indices = Xl.indices.astype(np.int64)
-    Xl.indptr = Xl.indptr.astype(np.int64)
-    monkeypatch.undo()
-    assert l2svm_mfn(Xl, y, cost, lam=0.4, bias="free").objective == pytest.approx(fast.objective, rel=1e-12)
+    csr = l2svm_mfn(sp.csr_matrix(X), y, cost, lam=0.4, bias="free")
+    csc = l2svm_mfn(sp.csc_matrix(X), y, cost, lam=0.4, bias="free")
+    dense = l2svm_mfn(X, y, cost, lam=0.4, bias="free")
+    for other in (csc, dense):
+        assert csr.objective == pytest.approx(other.objective, rel=1e-12)
+        np.testing.assert_allclose(csr.coef, other.coef, atol=1e-10)
 
 
 @pytest.mark.parametrize("n_rows", [0, 1, 5, 13, 40])
