@@ -211,7 +211,7 @@ def _fig5_objectives(path, Xtr, y_lab, C, labelings) -> dict:
     from s3vm_bench.solvers.s3vm_path import conditional_optimum, hinge_objective
 
     lab_mask = np.r_[np.ones(y_lab.size, bool), np.zeros(Xtr.shape[0] - y_lab.size, bool)]
-    K0 = path._kernel(Xtr)
+    K0 = path.kernel_matrix(Xtr)
     K = KernelCentering.fit(K0, np.flatnonzero(~lab_mask)).center_train(K0)  # the path's kernel
     cost = np.full(Xtr.shape[0], C)
     b = 2.0 * float(np.mean(y_lab > 0)) - 1.0
@@ -261,7 +261,7 @@ def _light_candidates(light, gi, C, gamma, Xu, Xv, Xt, yu, yv, yt):
         coef, b0 = info["stage_coef"][k], info["stage_intercept"][k]
 
         def f(Z):
-            return light._kernel(Z, light.X_fit_) @ coef + b0
+            return light.kernel_matrix(Z, light.X_fit_) @ coef + b0
 
         out.append((_err(f(Xv) > 0, yv), gi, -c_k, _err(f(Xu) > 0, yu), _err(f(Xt) > 0, yt), C, gamma, float(c_k)))
     return out

@@ -200,6 +200,24 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         self._check_params()
 
     # ----------------------------------------------------------------- kernels
+    def kernel_matrix(self, A, B=None):
+        """The kernel matrix ``k(A, B)`` (``k(A, A)`` when B is None) of this estimator.
+
+        The kernel its ``fit`` and ``decision_function`` use: linear, or Gaussian of width
+        ``sigma`` (JMLR 2008 Sec. 5.1), or the kernel a subclass puts in its place (for a
+        deformed kernel, available once fitted).
+
+        Parameters
+        ----------
+        A : array_like, shape (n_a, d)
+        B : array_like, shape (n_b, d), optional
+
+        Returns
+        -------
+        ndarray, shape (n_a, n_b)
+        """
+        return self._kernel(A, B)
+
     def _kernel(self, A, B=None):
         if self.kernel == "linear":
             return linear_kernel(A, B)

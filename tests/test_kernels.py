@@ -180,3 +180,20 @@ def test_kernel_pca_map_rank_deficient():
 def test_kernel_pca_map_bad_method():
     with pytest.raises(ValueError, match="method"):
         kernel_pca_map(np.eye(3), method="svd")
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_estimator_kernel_matrix_is_its_kernel(kernel):
+    """``kernel_matrix`` of an estimator (fitted or not) is the direct formula of its kernel."""
+    from s3vm_bench.solvers import get_solver
+
+    X, Y = _data(5)
+    est = get_solver("s3vm_light")(kernel=kernel, sigma=1.3 if kernel == "rbf" else None)
+    expected = _direct_gaussian(X, Y, 1.3) if kernel == "rbf" else X @ Y.T
+    np.testing.assert_allclose(est.kernel_matrix(X, Y), expected, atol=1e-12)
+    y = np.where(X[:, 0] > 0, 1, 0)
+    y[2:] = -1  # the suite's convention: -1 marks an unlabeled point
+    y[:2] = [0, 1]
+    est.fit(X, y)
+    np.testing.assert_allclose(est.kernel_matrix(Y), _direct_gaussian(Y, Y, 1.3) if kernel == "rbf" else Y @ Y.T,
+                               atol=1e-12)
