@@ -110,8 +110,8 @@ TEXT_U = 250
 
 #: Solver x problem pairs that are infeasible, not merely slow: they are skipped in ``setup``.
 #: Branch and bound is exponential in the number of unlabeled points; only the 100-point two-moons
-#: realization is certified within seconds (Coil3's stored entries hit a 15-60 s time limit per
-#: binary problem without a certificate, the others have 210-500 unlabeled points).
+#: realization is certified within seconds (the others have 210-500 unlabeled points, far beyond
+#: what a benchmark sample can certify).
 INFEASIBLE = {("bb", p): "branch and bound is exponential in u; only two_moons (u = 100) is tractable"
               for p in FULL_PROBLEMS[1:]}
 
@@ -181,8 +181,8 @@ def load_problem(name: str) -> Problem:
         return Problem(name, ds, jmlr2008_splits(ds, n_splits=1)[0], ProtocolSettings.for_dataset(name))
     if name == "text_u250":
         # Split 0's 50 labeled documents and a stratified 250 of its 1896 unlabeled ones, so the
-        # Gram-based solvers work on a 300-point problem; the feature-space ones (cs3vm,
-        # grad_s3vm, newton: d = 7511) still take 30-60 s, which bounds a history run. Linear
+        # Gram-based solvers work on a 300-point problem (the feature-space ones, cs3vm,
+        # grad_s3vm and newton, still work in d = 7511 dimensions, the slowest of a run). Linear
         # kernel (SIGIR 2006's setting for text; C from JMLR 2008 Table 5) so that the
         # linear-only SIGIR 2006 solvers (tsvm_linear, mfa) are measured on at least one problem.
         ds = load_dataset("text")

@@ -1,4 +1,4 @@
-"""Branch and bound: seconds and nodes to certify a stored optimum (issue 6's speed figure).
+"""Branch and bound: seconds and nodes to certify a stored optimum (NIPS 2006 Alg. 1).
 
 :class:`Certify` runs :func:`solvers.bb.branch_and_bound` (serial, default options) on one
 binary problem seeded with its stored optimum (``harness/optima``), so the search only has to
@@ -6,8 +6,8 @@ prove it: ``time_certify`` is the node arithmetic and the bounds, ``track_nodes`
 proof tree, which changes only when the bounds or the branching change. The problems:
 
 * ``two_moons_0`` -- NIPS 2006 Table 1 realization 0 (100 unlabeled points);
-* ``coil3_split4_class2`` -- Coil3 split 4, class 2 against the rest (210 unlabeled points;
-  about 18k nodes, a few seconds). Needs the COIL-20 file (``S3VM_DATA_MIRROR`` offline) and is
+* ``coil3_split4_class2`` -- Coil3 split 4, class 2 against the rest (210 unlabeled points).
+  Needs the COIL-20 file (``S3VM_DATA_MIRROR`` offline) and is
   left out of the ``tiny`` CI profile.
 
 The compiled kernels are loaded in ``setup``, outside the timing. A commit without stored optima

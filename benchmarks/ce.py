@@ -229,8 +229,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="protocol runs per solver (median reported)")
     ap.add_argument("--chol", type=int, default=5, help="Cholesky factorizations timed (median)")
     ap.add_argument("--digits", type=int, nargs="+", default=[DIGIT], choices=range(10), metavar="D",
-                    help="the one-vs-rest problems to measure (digit D against the rest; default 0, the issue's "
-                         "reference problem; the cost varies by more than 10x across digits)")
+                    help="the one-vs-rest problems to measure (digit D against the rest; default 0; "
+                         "the cost varies by more than 10x across digits)")
     ap.add_argument("--table3", action="store_true", help="Newton's seconds per binary classifier against "
                     "JMLR 2008 Table 3 instead")
     ap.add_argument("--splits", type=int, default=1, help="with --table3: splits per data set")

@@ -51,9 +51,11 @@ class Split:
         parts = [self.labeled, self.unlabeled, self.validation, self.test]
         allidx = np.concatenate(parts)
         if allidx.size and (allidx.min() < 0 or allidx.max() >= n):
-            raise ValueError(f"split {self.index} indexes outside 0..{n - 1}")
+            raise ValueError(f"split {self.index} indexes outside 0..{n - 1} (the rows of its data set): "
+                             "build it from that data set's indices")
         if np.unique(allidx).size != allidx.size:
-            raise ValueError(f"split {self.index} parts overlap")
+            raise ValueError(f"split {self.index}: its labeled, unlabeled, validation and test parts overlap "
+                             "(a point in two parts); give each point to one part at most")
 
 
 def derive_seed(dataset: str, protocol: str, index: int, base_seed: int = 0) -> int:

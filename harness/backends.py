@@ -55,7 +55,7 @@ def _in_process(todo, time_limit):
 
     # One BLAS thread per cell, as joblib gives each loky worker when n_jobs = cores: the
     # parallelism is across cells, fit times do not depend on the backend, and BLAS threads
-    # spinning against other processes on a shared machine made cells 16-50x slower.
+    # spinning against other processes for the same cores slow the cells down many times.
     # "sequential" runs the cells in this process (for debugging: no isolation, the time
     # limit is the alarm of execute_cell only).
     for cell in todo:

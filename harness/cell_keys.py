@@ -114,7 +114,7 @@ def code_text(path) -> bytes:
     """The source of ``path`` without its comments, docstrings and blank lines: what a cache key hashes.
 
     Editing a comment or a docstring of a shared module such as ``solvers._primal`` must not
-    rerun every cell (about 29 h of compute on the 2-core machine); editing its code must. The
+    rerun every cell; editing its code must. The
     docstrings (first statement of the module, of each class and function, when a string) are
     found in the AST and the comments by :mod:`tokenize`; both are cut out of the text, trailing
     blanks and blank lines dropped -- except inside multi-line strings, whose text is code -- and

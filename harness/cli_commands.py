@@ -169,9 +169,8 @@ def optima_build_command(args) -> int:
                 print(f"error: {option} applies to --bounds only", file=sys.stderr)
                 return 2
         # Branch and bound factors matrices of at most a few hundred rows, node after node: a
-        # second BLAS thread only adds synchronization, and on a loaded machine it made every
-        # node several times slower (Coil3 split 2 class 0: 145 s with the default threads,
-        # 39 s with one, the same 72875 nodes).
+        # second BLAS thread only adds synchronization, and when the cores are busy it waits for
+        # one at every node.
         with threadpool_limits(1):
             for name in args.sets:
                 build(name, args.n, time_limit=args.time_limit, node_limit=args.node_limit,

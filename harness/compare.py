@@ -30,9 +30,8 @@ bound (or where none is stored) becomes that problem's best objective in the bou
 work folder, with the solver (and its parameters) as ``best_solver`` and the gap recomputed
 (lower by more than :data:`RECORD_BEST_RTOL` relative: the same labeling recomputed in another
 order of floating-point operations does not replace the stored solver):
-the store then holds the best objective any solver compared reached, as issue 48's "best
-objective any registered solver reached" asks for one-versus-rest sets, whose Table 8 rows hold
-only the mean over the binary problems.
+the store then holds, per binary problem, the best objective any solver compared reached, which
+one-versus-rest sets need because their Table 8 rows hold only the mean over the binary problems.
 """
 
 from __future__ import annotations

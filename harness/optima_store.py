@@ -137,8 +137,8 @@ def _frontier_from_json(items) -> list:
 
 
 # ------------------------------------------------------------------------------------ certified lower bounds
-#: Data sets with stored certified lower bounds (:mod:`harness.certify`) and the splits the issue
-#: asks for: JMLR 2008 Table 8's g50c and Text rows (10 splits) and Uspst's one-versus-rest
+#: Data sets with stored certified lower bounds (:mod:`harness.certify`) and their splits:
+#: JMLR 2008 Table 8's g50c and Text rows (10 splits) and Uspst's one-versus-rest
 #: problems of split 0.  Problems are those of the common protocol on the JMLR 2008 splits with
 #: the Table 5 hyperparameters (:func:`harness.optima_bounds.bound_problems`).
 BOUND_SETS = {"g50c": 10, "text": 10, "uspst": 1}

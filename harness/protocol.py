@@ -277,7 +277,7 @@ def _cv5(solver_cls, params, settings, ds: Dataset, split: Split, X_all, y_all):
 
 def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: ProtocolSettings) -> SplitResult:
     """Run one solver on one split under the common protocol (see the module docstring)."""
-    lab, unl = _check_split(split)
+    lab, unl = _check_split(split, ds)
     if getattr(solver_cls, "evaluation", "transductive") == "cv5":
         idx = np.r_[lab, unl]
         return _cv5(solver_cls, params, settings, ds, split, ds.X[idx], ds.y[idx])
@@ -290,8 +290,9 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
                        binary=binaries, balance_exact=all(b.n_pos == b.n_pos_target for b in binaries))
 
 
-def _check_split(split: Split):
-    """``(labeled, unlabeled)`` of a split that has both."""
+def _check_split(split: Split, ds: Dataset):
+    """``(labeled, unlabeled)`` of a split of ``ds`` that has both, its parts disjoint and in range."""
+    split.check_partition(ds.X.shape[0])
     lab, unl = split.labeled, split.unlabeled
     if lab.size == 0:
         raise ValueError("the split has no labeled point")
@@ -326,7 +327,7 @@ def fit_binary_problems(solver_cls, params: dict, ds: Dataset, split: Split, set
     fit_seconds : float
         Wall seconds of the fits (the protocol's objectives not included).
     """
-    lab, unl = _check_split(split)
+    lab, unl = _check_split(split, ds)
     idx = np.r_[lab, unl]
     X_tr, y_true = ds.X[idx], ds.y[idx]
     n_lab = lab.size

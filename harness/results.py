@@ -52,10 +52,10 @@ OPTIONAL_COLUMNS = ("details",)
 def blas_info() -> str:
     """The BLAS libraries loaded in this process: library, version, kernel architecture, threads.
 
-    OpenBLAS picks its kernels by CPU (``DYNAMIC_ARCH``), and some solvers' results depend on
-    the rounding of those kernels: some nabla-DA cells of the committed run are reproduced
-    bit for bit on an AMD EPYC only with ``OPENBLAS_CORETYPE=SkylakeX`` (its default there is
-    Haswell). So each row records it ("openblas 0.3.31 SkylakeX x1"); "unknown" without threadpoolctl.
+    OpenBLAS picks its kernels by CPU (``DYNAMIC_ARCH``; ``OPENBLAS_CORETYPE`` overrides the
+    choice), and some solvers' results depend on the rounding of those kernels (nabla-DA most;
+    ``reports/DIFFERENCES.md``, E2). So each row records it ("openblas 0.3.31 SkylakeX x1");
+    "unknown" without threadpoolctl.
     """
     try:
         from threadpoolctl import threadpool_info

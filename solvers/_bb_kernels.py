@@ -1,10 +1,9 @@
 """Compiled node kernels of branch and bound (NIPS 2006 Alg. 1, Sec. 6).
 
 A branch-and-bound node does little arithmetic -- on Coil3 (216 points) the support set has
-about 50 points and 130 points are still free -- but the NumPy version spent it in some 60
-small array calls per node (about 0.9 ms a node, 1.1k nodes/s; issue 6 asks for a Coil3 proof,
-70-110k nodes, in about 10 s). These are the same algorithms written as loops and compiled with
-numba, so a node costs what its arithmetic costs:
+about 50 points and 130 points are still free -- which written with NumPy would be spent in
+dozens of small array calls per node. These are the algorithms of a node written as loops and
+compiled with numba, so that a node costs what its arithmetic costs:
 
 * :func:`factor`, :func:`grow`, :func:`shrink`, :func:`solve` -- the lower Cholesky factor of
   the support-vector block ``A_S = K_SS + diag(1/(2 c_S))``, bordered when points enter and
@@ -744,8 +743,8 @@ _warm = False
 def warm_up():
     """Compile (or load from numba's cache) every kernel before a timed search starts.
 
-    The first call of a numba function in a process compiles it (about 30-40 s for this module) or
-    loads it from the on-disk cache (about 0.2 s); :func:`solvers.bb.branch_and_bound` calls this
+    The first call of a numba function in a process compiles it (slow: tens of seconds for this
+    module) or loads it from the on-disk cache (fast); :func:`solvers.bb.branch_and_bound` calls this
     before it starts its clock, so its ``seconds`` and time limit count the search only.
     """
     global _warm

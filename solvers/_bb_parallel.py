@@ -57,11 +57,10 @@ def parallel_branch_and_bound(K, y, n_pos, C, C_star, *, n_jobs=2, chunk_nodes=5
     n_jobs : int, default=2
         Worker processes (1: the serial :func:`solvers.bb.branch_and_bound`).
     chunk_nodes : int, default=5000
-        Nodes per piece of work: about 0.4 s on Coil3. Each piece first solves the root and its
-        subtree's node again (two warm-started L2-SVMs, counted in ``nodes``). On Coil3 splits
-        1, 4 and 5 on two processes, 5000 took 8.8 / 4.8 / 12.0 s against 11.0 / 6.0 / 12.8 s
-        with 20000 and 13.8 / 6.6 / 20.9 s serially: a problem ends serially while it has fewer
-        nodes than this.
+        Nodes per piece of work. Each piece first solves the root and its subtree's node again
+        (two warm-started L2-SVMs, counted in ``nodes``), so smaller pieces balance the workers
+        better but repeat more of that work; a problem ends serially while it has fewer nodes
+        than this.
     gap_tol, node_limit, time_limit, initial_labels, branching, lookahead, fixing, frontier
         As in :func:`solvers.bb.branch_and_bound`; ``node_limit`` and ``time_limit`` hold for the whole
         search (the pieces running when a limit strikes finish theirs first, within the limit).

@@ -40,9 +40,9 @@ class _IncrementalL2SVM:
 
     The Newton system of a support set S is ``A_S = K_SS + diag(1/(2 c_S))`` bordered by the
     bias row. It is kept as the lower Cholesky factor ``A_S = L L^T`` (rows in the order of S),
-    not as an explicit inverse: bordering the inverse and downdating it by the Schur formula
-    (an earlier scheme) lost about one digit per update on Coil3, whose Gaussian Gram matrix
-    (sigma = 3000) is close to rank one, so the inverse had to be rebuilt at 10-40% of the nodes.
+    not as an explicit inverse: bordering an inverse and downdating it by the Schur formula loses
+    accuracy at every update on a Gram matrix close to rank one, such as Coil3's Gaussian Gram
+    matrix (sigma = 3000).
     A factor is updated by the backward-stable bordered Cholesky step when points enter, and
     when points leave only its trailing block (the rows after the first removed position) is
     refactored from the exact Gram entries, so round-off does not accumulate along a path.
@@ -56,24 +56,6 @@ class _IncrementalL2SVM:
         self.cost = np.ascontiguousarray(cost, dtype=np.float64)
         self.ridge = 1.0 / (2.0 * self.cost)
         self.n_refactor = 0
-
-    def _factor(self, S):
-        """Fresh lower Cholesky factor of ``A_S``."""
-        return _kern.factor(self.K, self.ridge, np.asarray(S, dtype=np.int64))
-
-    def _grow(self, S, L, J):
-        """Append the points J to the factor of ``A_S`` (see :func:`solvers._bb_kernels.grow`)."""
-        S, L, r = _kern.grow(self.K, self.ridge, np.asarray(S, dtype=np.int64), np.ascontiguousarray(L),
-                             np.asarray(J, dtype=np.int64))
-        self.n_refactor += r
-        return S, L
-
-    def _shrink(self, S, L, keep):
-        """Drop the positions ``~keep`` from the factor (see :func:`solvers._bb_kernels.shrink`)."""
-        S, L, r = _kern.shrink(self.K, self.ridge, np.asarray(S, dtype=np.int64), np.ascontiguousarray(L),
-                               np.asarray(keep, dtype=np.bool_))
-        self.n_refactor += r
-        return S, L
 
     def empty(self):
         return _State(np.empty(0, np.int64), np.empty((0, 0)), np.zeros(self.n), 0.0, np.zeros(self.n), 0.0)

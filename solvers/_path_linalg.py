@@ -208,9 +208,9 @@ class _CholeskyQ:
         row and column p of ``Q_FF = R'R`` keeps ``R11`` and ``R13`` and turns the trailing block
         into ``R33'R33 + r23 r23' = T'T``, ``T = R[p:, p+1:]``. Below ``givens_from`` points its
         factor is recomputed from that ``k x k`` product (one small matrix product and one
-        ``potrf``: measured at half to a quarter of the time of a fresh factor gathered from K,
-        |F| = 10..75); from about 112 points on, the Givens re-triangularization of ``T``
-        (``O(k^2)``) is cheaper than the ``O(k^3)`` product.
+        ``potrf``, cheaper than a fresh factor gathered from K); from ``givens_from`` points on,
+        the Givens re-triangularization of ``T`` (``O(k^2)``) is cheaper than the ``O(k^3)``
+        product.
         """
         p = int((self.idx == j).argmax())
         m = self.idx.size

@@ -13,8 +13,7 @@ Convex L2-SVMs (squared hinge, p = 2) with per-example costs ``c_i >= 0``:
   inner least-squares systems and the exact piecewise-quadratic line search.
   It only multiplies by X and X^T; X^T X is never formed.
 
-and :func:`l2svm_objective`, the primal value of given coefficients.  Non-convex
-losses at a fixed bias (Newton S3VM, CCCP's convex steps) are minimized by
+Non-convex losses at a fixed bias (Newton S3VM, CCCP's convex steps) are minimized by
 :func:`lm_newton`, the Levenberg-Marquardt method of JMLR 2008 Alg. 6.
 
 The kernel solvers share one linear-algebra core: their systems are
@@ -41,7 +40,7 @@ averaged form (eq. 7, ``c'_i = 1/l`` labeled, ``lam'/u`` unlabeled) divided by
 This module is the one the solvers import these from and the one that declares their
 ``RESULT_VERSION``; the code lives in private modules, one per method:
 
-* :mod:`solvers._primal_common` -- :class:`PrimalResult`, input checks, :func:`l2svm_objective`,
+* :mod:`solvers._primal_common` -- :class:`PrimalResult`, input checks,
   the exact line search (SIGIR 2006, Table 3) and the kernel-row product;
 * :mod:`solvers._primal_kernel` -- :func:`kernel_newton`, :func:`kernel_newton_terms`;
 * :mod:`solvers._primal_mfn` -- :func:`l2svm_mfn` and its CGLS (SIGIR 2006, Tables 1-2);
@@ -50,7 +49,7 @@ This module is the one the solvers import these from and the one that declares t
 
 # The names the solvers and the tests import from this module.
 from ._cholesky import CholeskyCache
-from ._primal_common import PrimalResult, _exact_line_search, _rows_product, l2svm_objective
+from ._primal_common import PrimalResult, _exact_line_search, _rows_product
 from ._primal_kernel import kernel_newton, kernel_newton_terms
 from ._primal_lm import LMResult, _ShiftedSystem, lm_newton
 from ._primal_mfn import (MFN_BIG_EPSILON, MFN_CGITERMAX, MFN_EPSILON, MFN_ITERMAX, MFN_RELATIVE_STOP_EPS,
@@ -64,7 +63,6 @@ __all__ = [
     "kernel_newton",
     "kernel_newton_terms",
     "l2svm_mfn",
-    "l2svm_objective",
 ]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell

@@ -1,7 +1,6 @@
 """Shared parts of the primal L2-SVM solvers of :mod:`solvers._primal`.
 
 * :class:`PrimalResult`, the solution both convex solvers return, and the checks of their inputs;
-* :func:`l2svm_objective`, the primal objective (JMLR 2008, eq. 1 with p = 2) of given coefficients;
 * :func:`_exact_line_search`, the exact line search on a piecewise quadratic of SIGIR 2006
   (Sec. 2.2, Table 3), used by L2-SVM-MFN and by the kernel finite Newton method;
 * :func:`_rows_product`, ``K v`` from the rows of K where v is non-zero, the one kernel product of
@@ -22,8 +21,6 @@ from numba import njit
 from scipy.linalg.blas import ddot as _ddot
 
 from ._cholesky import CholeskyCache
-from ._validation import check_kernel_matrix as _check_K
-from ._validation import check_positive
 
 
 @dataclass(frozen=True)
@@ -38,7 +35,8 @@ class PrimalResult:
     intercept : float
         The bias b.
     objective : float
-        Primal objective at (coef, intercept), see :func:`l2svm_objective`.
+        Primal objective at (coef, intercept): ``lam/2 ||w||^2 (+ b^2 if regularized) + sum_i c_i
+        max(0, 1 - y_i f_i)^2`` (linear), ``lam/2 beta^T K beta + ...`` (kernel); JMLR 2008 eq. 1, p = 2.
     n_iter : int
         Outer iterations: Newton steps taken, or MFN iterations (CGLS call +
         line search).
@@ -137,64 +135,6 @@ def _dot(a, b) -> float:
 def _loss_sum(outputs, y, c) -> float:
     slack = np.maximum(1.0 - y * outputs, 0.0)
     return float(np.dot(c, slack * slack))
-
-
-def l2svm_objective(y, cost, coef, intercept=0.0, *, X=None, K=None, lam=1.0, bias="free"):
-    """Primal L2-SVM objective of given coefficients (JMLR 2008, eq. 1, p = 2).
-
-    Linear (``X`` given, ``coef = w``)::
-
-        lam/2 (||w||^2 [+ b^2 if bias == "regularized"]) + sum_i c_i max(0, 1 - y_i (w.x_i + b))^2
-
-    Kernel (``K`` given, ``coef = beta``, bias always free)::
-
-        lam/2 beta^T K beta + sum_i c_i max(0, 1 - y_i ((K beta)_i + b))^2
-
-    Parameters
-    ----------
-    y : array_like, shape (n,)
-        Labels in {-1, +1}.
-    cost : float or array_like, shape (n,)
-        Per-example costs ``c_i >= 0``.
-    coef : array_like
-        ``w`` (shape (d,)) or ``beta`` (shape (n,)).
-    intercept : float, default=0.0
-    X : ndarray or scipy.sparse matrix, shape (n, d), optional
-    K : ndarray, shape (n, n), optional
-        Exactly one of ``X`` and ``K`` must be given.
-    lam : float, default=1.0
-        Regularization weight; ``lam = 1`` gives JMLR's C-parameterization.
-    bias : {"free", "regularized"}, default="free"
-        Whether ``b^2`` is part of the regularizer (linear form only).
-
-    Returns
-    -------
-    float
-    """
-    if (X is None) == (K is None):
-        raise ValueError("give exactly one of X (linear) or K (kernel)")
-    lam = check_positive(lam, "lam")
-    b = _check_scalar(intercept, "intercept")
-    if X is not None:
-        if bias not in _BIASES:
-            raise ValueError(f"bias must be one of {_BIASES}, got {bias!r}")
-        X = _check_X(X)
-        n, d = X.shape
-        w = _check_vector(coef, d, "coef")
-        reg = float(w @ w) + (b * b if bias == "regularized" else 0.0)
-        outputs = np.asarray(X @ w).ravel() + b
-    else:
-        if bias != "free":
-            raise ValueError("the kernel objective has a free (unregularized) bias only")
-        K = _check_K(K)
-        n = K.shape[0]
-        beta = _check_vector(coef, n, "coef")
-        Kbeta = K @ beta
-        reg = float(beta @ Kbeta)
-        outputs = Kbeta + b
-    y = _check_y(y, n)
-    c = _check_cost(cost, n)
-    return 0.5 * lam * reg + _loss_sum(outputs, y, c)
 
 
 # ----------------------------------------------------------------------------

@@ -200,9 +200,9 @@ def test_incremental_svm_matches_fresh_newton_along_a_random_path():
 
 def test_cholesky_factor_does_not_drift_on_a_near_rank_one_kernel():
     # Coil3's Gaussian Gram matrix (sigma = 3000, entries in [0.37, 1]) is close to rank one; on
-    # this stand-in (entries in [0.13, 1], C = 100) the explicitly updated inverse of the old code
-    # reached |A^-1 A - I| = 4e-7 and was rebuilt 5 times along the path. The bordered / trailing-
-    # block Cholesky factor must stay at round-off level with no rebuild at all.
+    # this stand-in (entries in [0.13, 1], C = 100) an explicitly updated inverse loses accuracy
+    # along the path. The bordered / trailing-block Cholesky factor must stay at round-off level
+    # with no rebuild at all.
     rng = np.random.default_rng(4)
     n = 120
     X = rng.standard_normal((n, 10))
@@ -227,13 +227,14 @@ def test_factor_shrink_matches_a_fresh_factor():
     rng = np.random.default_rng(12)
     X = rng.standard_normal((30, 3))
     K = gaussian_kernel(X, sigma=2.0)
-    svm = _IncrementalL2SVM(K, np.full(30, 10.0))
-    S = rng.permutation(30)[:20]
-    S, L = svm._grow(S[:12], svm._factor(S[:12]), S[12:])
+    ridge = np.full(30, 1.0 / (2.0 * 10.0))  # A_S = K_SS + diag(1 / (2 c_S)), c = 10
+    S = rng.permutation(30)[:20].astype(np.int64)
+    S, L, _ = _kern.grow(K, ridge, S[:12], _kern.factor(K, ridge, S[:12]), S[12:])
     for _ in range(4):
         keep = rng.random(S.size) < 0.7
-        S, L = svm._shrink(S, L, keep)
-        np.testing.assert_allclose(L, svm._factor(S), atol=1e-12)
+        S, L, _ = _kern.shrink(K, ridge, S, np.ascontiguousarray(L), keep)
+        np.testing.assert_allclose(L, _kern.factor(K, ridge, S), atol=1e-12)
+        np.testing.assert_allclose(L @ L.T, K[np.ix_(S, S)] + np.diag(ridge[S]), atol=1e-12)
         assert np.allclose(np.tril(L), L)
 
 

@@ -1,4 +1,4 @@
-"""The continuous S3VMs of JMLR 2008 Sec. 4: nabla-S3VM, cS3VM, CCCP, Newton S3VM (issue 5)."""
+"""The continuous S3VMs of JMLR 2008 Sec. 4: nabla-S3VM, cS3VM, CCCP, Newton S3VM."""
 
 from __future__ import annotations
 
@@ -570,7 +570,7 @@ def test_harness_reports_dichotomic_iterations():
     assert np.sum(unl_out > 0) == n_positive(split.unlabeled.size, 0.5)
 
 
-# ------------------------------------------- nabla-S3VM / cS3VM objective evaluation (issue 43)
+# ------------------------------------------- nabla-S3VM / cS3VM objective evaluation
 def _counting(Z):
     """``Z`` as a LinearOperator that counts its products with w (``Z @ w``)."""
     from scipy.sparse.linalg import LinearOperator
@@ -721,7 +721,7 @@ def test_one_pass_fit_matches_two_product_fit(cls, monkeypatch):
     assert fast.binary_fits_[0].info["r_tilde"] == pytest.approx(plain.binary_fits_[0].info["r_tilde"], abs=1e-12)
 
 
-# ------------------------------------- search_warm_stages: warm-started dichotomic search (issue 43)
+# ------------------------------------- search_warm_stages: warm-started dichotomic search
 @pytest.mark.parametrize("cls", [GradS3VM, CS3VM])
 def test_search_warm_stages_runs_the_last_stages_from_the_best_solution(cls, monkeypatch):
     """With ``search_warm_stages=k`` the first r~ runs every stage from w = 0 and each later r~

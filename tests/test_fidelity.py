@@ -1,4 +1,4 @@
-"""Paper-fidelity choices that the papers' own text or numbers settle (issue 47)."""
+"""Paper-fidelity choices that the papers' own text or numbers settle."""
 
 import numpy as np
 import pytest

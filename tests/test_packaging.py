@@ -1,5 +1,5 @@
 """The distribution installs one import package, ``s3vm_bench``, whose modules import each other by
-their installed names (issue: nothing generic at the top of ``site-packages``)."""
+their installed names, so that nothing generic lands at the top of ``site-packages``."""
 
 from __future__ import annotations
 

@@ -220,6 +220,15 @@ def test_split_errors():
         run_split(SVM, {}, ds, Split("t", 0, None, e, np.arange(20), e, e), ProtocolSettings())
     with pytest.raises(ValueError, match="has no labeled point"):
         run_split(SVM, {}, ds, Split("t", 0, None, np.array([0, 2]), np.arange(4, 20), e, e), ProtocolSettings())
+    # A labeled point also in the unlabeled set would be scored as transduced: refused, as is an
+    # index beyond the data set (which would otherwise surface as a bare IndexError).
+    with pytest.raises(ValueError, match="parts overlap"):
+        run_split(SVM, {}, ds, Split("t", 0, None, np.array([0, 1]), np.arange(1, 20), e, e), ProtocolSettings())
+    with pytest.raises(ValueError, match="outside 0..19"):
+        run_split(SVM, {}, ds, Split("t", 0, None, np.array([0, 1]), np.arange(2, 21), e, e), ProtocolSettings())
+    with pytest.raises(ValueError, match="parts overlap"):
+        run_split(SVM, {}, ds, Split("t", 0, None, np.array([0, 1]), np.arange(2, 20), e, np.array([5])),
+                  ProtocolSettings())
 
 
 @pytest.mark.parametrize("kw,match", [({"C": 0.0}, "C must be > 0"), ({"sigma": -1.0}, "sigma must be > 0"),

@@ -315,7 +315,7 @@ def test_splits_limit_what_runs_and_the_report_reads_every_cached_split(data_env
 
 @pytest.mark.parametrize("n_splits", [0, -1, 1.5, True])
 def test_a_split_count_below_one_is_rejected_before_anything_runs(tmp_path, n_splits):
-    # 0 once meant "every split" in a run but "no split" in --plan, and -1 "all but the last".
+    # 0 or -1 could be read as "every split", "no split" or "all but the last": refused.
     from s3vm_bench.harness.plan import plan
     from s3vm_bench.harness.reproduce import build_cells
     from s3vm_bench.harness.specs import SPECS
