@@ -2,7 +2,7 @@
 
 The command-line measurement behind the asv suite :mod:`benchmarks.bench_ce`, run as ::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 S3VM_DATA_MIRROR=/work/shared/data \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 S3VM_DATA_MIRROR=$PWD/../shared/data \\
         .venv/bin/python -m benchmarks.ce [--solvers cccp newton grad_s3vm cs3vm] [--repeat N] [--digits D ...]
 
 The problem is the first one-versus-rest problem of the common protocol (JMLR 2008 Sec. 5.2) on
