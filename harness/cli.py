@@ -136,11 +136,13 @@ def _add_optima_parser(sub) -> None:
                     "retries it)")
     ob.add_argument("--only", nargs="+", metavar="KEY", help="only these problems, e.g. split6/class0")
     ob.add_argument("--jobs", type=_positive_int, default=1, help="processes per search (default 1)")
-    ob.add_argument("--resume", action="store_true",
-                    help="continue the stopped search of an uncertified entry from the frontier it kept, by the "
-                    "given limit (whatever the earlier limits were)")
-    ob.add_argument("--force", action="store_true", help="recompute every entry from scratch and replace it (after a change to "
-                    "the solver)")
+    fresh_or_resumed = ob.add_mutually_exclusive_group()  # --force starts over, --resume continues
+    fresh_or_resumed.add_argument("--resume", action="store_true",
+                                  help="continue the stopped search of an uncertified entry from the frontier it "
+                                  "kept, by the given limit (whatever the earlier limits were)")
+    fresh_or_resumed.add_argument("--force", action="store_true",
+                                  help="recompute every entry from scratch and replace it (after a change to the "
+                                  "solver)")
     ob.add_argument("--bounds", action="store_true",
                     help="certified lower bounds (harness.certify) of a data set too large for branch and bound "
                     "(g50c, text, uspst: JMLR 2008 Table 8 splits) instead of optima; --time-limit per binary problem "

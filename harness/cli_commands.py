@@ -40,6 +40,10 @@ def data_fetch_command(args) -> int:
     """``s3vm-bench data fetch``: download, verify and parse the named data sets (or ``--all``)."""
     from s3vm_bench.data_registry import DataFetchError, get_spec, list_datasets, load_dataset
 
+    if args.all and args.names:
+        print(f"error: --all fetches every data set; drop the names ({' '.join(args.names)}) or --all",
+              file=sys.stderr)
+        return 2
     names = [s.name for s in list_datasets(include_network=False)] if args.all else args.names
     if not names:
         print("name at least one data set, or --all", file=sys.stderr)

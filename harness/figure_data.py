@@ -188,8 +188,11 @@ def icml2013_fig6(path, only: str | None = None, datasets=None, n_splits: int = 
             rec = json.loads(line)
             if "light_l1" in rec:  # the figure reads only the lines with the judged solvers' times
                 done.add((rec["id"], rec["split"], rec["C"]))
-    todo = [(pid, i) for pid in (datasets or list(DATASETS)) for i in range(n_splits)
-            if (pid, i, C) not in done and (only is None or f"{pid}/{i}".startswith(only))]
+    cells = [(pid, i) for pid in (datasets or list(DATASETS)) for i in range(n_splits)]
+    if only is not None and not any(f"{pid}/{i}".startswith(only) for pid, i in cells):
+        raise ValueError(f"no cell of icml2013-fig6 has a key starting with {only!r} (--only); its keys look like "
+                         f"'{cells[0][0]}/{cells[0][1]}'")
+    todo = [(pid, i) for pid, i in cells if (pid, i, C) not in done and (only is None or f"{pid}/{i}".startswith(only))]
     with threadpool_limits(limits=1):
         if todo:
             fig6_split(*todo[0], C)  # untimed warm-up
@@ -283,6 +286,9 @@ def make_data(name: str, reports_dir=None, only: str | None = None, echo=print) 
     if spec.kind == "records":
         store = _Records(path, only=only)
         records = spec.make(store)
+        if only is not None and not store.matched:
+            raise ValueError(f"no cell of {name} has a key starting with {only!r} (--only); its keys look like "
+                             f"{store.first_key!r}")
         store.finish(records)
         where = store.path if store.path.is_file() and not store.partial.is_file() else store.partial
         echo(f"{where}: {sum(r is not None for r in records)} records ({store.resumed} resumed), "

@@ -47,6 +47,8 @@ class _Records:
     def __init__(self, path: Path, only: str | None = None):
         self.path = path
         self.only = only  # run only the cells whose key starts with this (parallel workers)
+        self.matched = False  # whether some cell's key starts with ``only``
+        self.first_key = None  # the first key asked for (an example for an ``only`` that matches none)
         self.partial = path.with_name(path.name + ".partial")
         self.done = {}
         for line in read_lines(self.partial):  # a record cut short by a killed run is recomputed
@@ -64,6 +66,10 @@ class _Records:
         With ``only`` set, a cell not yet stored whose key does not start with it is skipped
         (None is returned); such a run never writes the final file.
         """
+        if self.first_key is None:
+            self.first_key = key
+        if self.only is not None and key.startswith(self.only):
+            self.matched = True
         if params is not None and key in self.done and self.done[key].get("params") != params:
             del self.done[key]
         if key not in self.done and self.only is not None and not key.startswith(self.only):

@@ -33,7 +33,11 @@ def bound_problems(dataset: str, i: int):
 
     _check_bound_set(dataset)
     ds = load_dataset(dataset)
-    split = jmlr2008_splits(ds, n_splits=int(i) + 1)[int(i)]
+    splits = jmlr2008_splits(ds, n_splits=int(i) + 1)
+    if not 0 <= int(i) < len(splits):
+        raise ValueError(f"{dataset} has {len(splits)} JMLR 2008 splits (0..{len(splits) - 1}), not a split {i}: "
+                         f"ask for at most {len(splits)} (--splits / --n)")
+    split = splits[int(i)]
     s = ProtocolSettings.for_dataset(dataset)
     # a BinaryProblem holds dense inputs (its digest hashes them); the Gram matrix of a bound is
     # computed from the inputs as the protocol holds them (bound_gram)

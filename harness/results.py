@@ -153,10 +153,23 @@ def store_files(path) -> list[Path]:
 
 
 def _read(path, **kwargs) -> pd.DataFrame:
-    files = store_files(path)
+    """The rows of the store ``path``; ValueError for a file that is not a results table.
+
+    A zero-byte file is an empty table. A file without the columns that say what a row is a
+    result of (:data:`_IDENTITY`) and its ``status`` is some other CSV: refused, so that appending
+    to it never replaces it.
+    """
+    files = [f for f in store_files(path) if f.stat().st_size > 0]
     if not files:
         return pd.DataFrame(columns=COLUMNS)
-    frames = [pd.read_csv(f, **kwargs) for f in files]
+    frames = []
+    for f in files:
+        frame = pd.read_csv(f, **kwargs)
+        missing = [c for c in (*_IDENTITY, "status") if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{f} is not a results table of this suite (it has no column {', '.join(missing)}): "
+                             "name another file")
+        frames.append(frame)
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 

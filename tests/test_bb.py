@@ -912,3 +912,7 @@ def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
     assert seen == [1, 1]
     assert main(["optima", "build", "coil3", "--resume", "--node-limit", "5", "--only", "split6/class0"]) == 0
     assert resume == [(False, None), (None, None), (True, ["split6/class0"])]
+    # --force (start over) and --resume (continue) contradict each other: a usage error, nothing built
+    with pytest.raises(SystemExit) as exit_info:
+        main(["optima", "build", "two_moons", "--n", "1", "--resume", "--force"])
+    assert exit_info.value.code == 2 and len(resume) == 3

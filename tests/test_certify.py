@@ -523,3 +523,12 @@ def test_cli_bounds_options(monkeypatch, capsys, data_env):
     out = capsys.readouterr().out
     assert "split9/class1" in out and "median certified gap" in out and "grad_da" in out
     assert main(["optima", "show", "two_moons_x", "--bounds"]) == 2
+
+
+def test_compare_beyond_the_splits_of_a_bound_set_is_a_clear_error(data_env):
+    """g50c holds 10 fixed JMLR 2008 splits: asking for more is a ValueError naming the count,
+    not an IndexError, and it comes before any solver runs."""
+    from s3vm_bench.harness.compare import compare
+
+    with pytest.raises(ValueError, match="g50c has 10 JMLR 2008 splits"):
+        compare("svm", ["g50c"], 11, echo=lambda *a: None)

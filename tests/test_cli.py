@@ -36,6 +36,9 @@ def test_data_fetch_errors(capsys, data_env):
     assert main(["data", "fetch", "g5oc"]) == 1
     assert "Did you mean 'g50c'" in capsys.readouterr().err
     assert main(["data", "info", "nope-nope"]) == 2
+    capsys.readouterr()
+    assert main(["data", "fetch", "--all", "nosuchset"]) == 2  # a name beside --all would be ignored
+    assert "drop the names (nosuchset) or --all" in capsys.readouterr().err
 
 
 def test_demo_runs_without_download(tmp_path, monkeypatch):
@@ -187,6 +190,24 @@ def test_run_checks_its_results_path_before_any_split_runs(tmp_path, capsys, dat
                  "--results", str(blocker / "runs.csv")]) == 2
     assert "cannot be created" in capsys.readouterr().err
     assert not (tmp_path / "calls").exists()  # no split ran
+
+
+def test_run_refuses_to_append_to_a_csv_that_is_not_a_results_table(tmp_path, capsys, data_env, monkeypatch):
+    """Appending to some other CSV would replace it: refused before any split runs, the file intact;
+    an empty file is an empty table."""
+    monkeypatch.setenv("EXPLODING_SVM_COUNTER", str(tmp_path / "calls"))
+    foreign = tmp_path / "mine.csv"
+    for text in ("a,b\n", "a,b\n1,2\n"):
+        foreign.write_text(text)
+        assert main(["run", "--solver", "tests.test_cli:ExplodingSVM", "--dataset", "g50c", "--splits", "1",
+                     "--results", str(foreign)]) == 2
+        assert "not a results table" in capsys.readouterr().err
+        assert foreign.read_text() == text
+    assert not (tmp_path / "calls").exists()  # no split ran
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--splits", "1", "--results", str(empty)]) == 0
+    assert "svm" in empty.read_text()
 
 
 @pytest.mark.parametrize("flag", ["--ignore-store", "--no-table"])

@@ -418,6 +418,10 @@ def test_make_data_records_split_over_workers_then_collected(tmp_path, monkeypat
     assert not partial.exists()
     with pytest.raises(ValueError, match="unknown figure data"):
         fd.make_data("nope", tmp_path)
+    # An `only` that no key starts with is a mistyped prefix, not an empty share of the work.
+    with pytest.raises(ValueError, match="no cell of toy has a key starting with 'c/'.*'b/1'"):
+        fd.make_data("toy", tmp_path, only="c/", echo=lambda m: None)
+    assert calls == ["a/1", "a/2", "b/1"]
 
 
 def test_icml2013_fig6_appends_the_missing_cells_only(tmp_path, monkeypatch):
@@ -442,4 +446,7 @@ def test_icml2013_fig6_appends_the_missing_cells_only(tmp_path, monkeypatch):
     assert [(r["id"], r["split"]) for r in lines[3:]] == [("D1", 1), ("D1", 2)]
     calls.clear()
     fd.make_data("icml2013-fig6", tmp_path, only="D1/", echo=lambda m: None)  # nothing left of D1
+    assert calls == []
+    with pytest.raises(ValueError, match="no cell of icml2013-fig6 has a key starting with 'D99/'"):
+        fd.icml2013_fig6(path, datasets=["D1", "D5"], n_splits=3, only="D99/", echo=lambda m: None)
     assert calls == []
