@@ -288,14 +288,23 @@ def data_digest(dataset: str) -> str:
 PROTOCOL_PARAMS = ("kernel", "sigma", "C", "C_star", "r")
 
 
-def check_solver_params(params) -> dict:
-    """``params`` as a dict; ValueError if it sets one of :data:`PROTOCOL_PARAMS`."""
+def check_solver_params(params, solver_cls=None) -> dict:
+    """``params`` as a dict; ValueError if it sets one of :data:`PROTOCOL_PARAMS` or, with
+    ``solver_cls``, a name that is not one of that estimator's parameters (``get_params``)."""
     params = dict(params or {})
     shared = [k for k in PROTOCOL_PARAMS if k in params]
     if shared:
         raise ValueError(f"solver parameter(s) {', '.join(shared)} are the protocol's, the same for every solver "
                          "(the objective and the stored row use them): set them as protocol settings (`s3vm-bench run "
                          "--kernel/--sigma/--C/--C-star/--r-mode`, a spec's settings), not as solver parameters")
+    if solver_cls is not None:
+        known = set(solver_cls().get_params(deep=False)) if hasattr(solver_cls, "get_params") else set(params)
+        unknown = sorted(k for k in params if k not in known)
+        if unknown:
+            settable = sorted(known - set(PROTOCOL_PARAMS))
+            raise ValueError(f"{solver_cls.__name__} has no parameter {', '.join(map(repr, unknown))}; its parameters "
+                             f"are {', '.join(settable) or 'none besides the protocol settings'}")
+        solver_cls(**params)
     return params
 
 

@@ -72,6 +72,9 @@ def _load_file(path_text: str):
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path.resolve())
+    if spec is None or spec.loader is None:  # not a Python source file (e.g. a .csv)
+        raise ValueError(f"solver file {path_text!r} is not a Python source file; give the path of a .py file, "
+                         "e.g. 'path/to/my_solver.py:MyClass'")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # before exec: the module may refer to itself (dataclasses, pickling)
     try:

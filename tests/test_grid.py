@@ -115,6 +115,18 @@ def test_the_protocol_settings_cannot_be_passed_as_solver_parameters(name, capsy
     Cell("t", "2moons", "s3vm_light", 0, params={"loss": "l1"})  # the solver's own parameters are fine
 
 
+def test_an_unknown_solver_parameter_names_the_solvers_parameters(capsys):
+    from s3vm_bench.harness.cli import main
+    from s3vm_bench.harness.compare import compare
+
+    assert main(["run", "--solver", "s3vm_light", "--dataset", "2moons", "--splits", "1", "--param", "nosuch=3",
+                 "--results", "/nonexistent/never-written.csv"]) == 2
+    err = capsys.readouterr().err
+    assert "S3VMLight has no parameter 'nosuch'; its parameters are" in err and "loss" in err and "max_swaps" in err
+    with pytest.raises(ValueError, match="has no parameter 'nosuch'"):
+        compare("s3vm_light", ("two_moons",), 1, params={"nosuch": 3})
+
+
 @pytest.fixture
 def fresh_versions():
     """Clear the memoized declared versions before and after a test that changes one."""

@@ -73,6 +73,10 @@ def test_a_file_names_a_solver_and_its_contract_is_checked(solver_file):
     broken.write_text("def oops(:\n")
     with pytest.raises(ValueError, match="could not be imported: SyntaxError"):
         get_solver(f"{broken}:X")
+    table = solver_file.with_name("table.csv")
+    table.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="is not a Python source file"):
+        get_solver(f"{table}:X")
 
 
 def test_an_installed_package_registers_a_solver_by_entry_point(monkeypatch):
