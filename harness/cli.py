@@ -293,6 +293,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[ENV_VAR] = str(args.out)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # The reader of the output went away (`s3vm-bench ... | head`): stop quietly, as Unix tools do;
+        # stdout is pointed at /dev/null so that the interpreter's final flush does not fail again.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as exc:  # e.g. an output folder that cannot be created or written
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"error: {where}{exc.strerror or exc} (the work folder is chosen with --out DIR or {ENV_VAR})",

@@ -292,6 +292,10 @@ def reproduce_command(args) -> int:
     reports = Path(args.reports) if args.reports else wd.reports
     cache = Path(args.cache) if args.cache else wd.cache
     results = Path(args.results) if args.results else reports / "runs"
+    for option, folder in (("--reports", reports), ("--cache", cache)):
+        if folder.exists() and not folder.is_dir():  # checked before any cell is read or run
+            print(f"error: {option} {folder} is a file, not a folder: name a folder", file=sys.stderr)
+            return 2
     if args.verify is not None:
         return _reproduce_verify(args, keys, params, cache, results)
     if args.plan:

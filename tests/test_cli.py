@@ -217,3 +217,16 @@ def test_reproduce_ignore_store_flag_has_two_spellings(flag):
     args = build_parser().parse_args(["reproduce", "jmlr2008-table8", flag])
     assert args.no_table is True
     assert build_parser().parse_args(["reproduce", "jmlr2008-table8"]).no_table is False
+
+
+def test_a_closed_output_pipe_ends_the_command_quietly():
+    """``s3vm-bench ... | head``: the reader leaving is no error to report (no traceback, no "error:")."""
+    code = ("import sys\n"
+            "from s3vm_bench.harness import cli\n"
+            "def listing(args):\n"
+            "    raise BrokenPipeError(32, 'Broken pipe')\n"
+            "cli.commands.data_list_command = listing\n"
+            "sys.exit(cli.main(['data', 'list']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == ""

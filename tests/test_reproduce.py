@@ -227,6 +227,18 @@ def test_cli_reproduce_list_and_errors(capsys, monkeypatch):
     assert main(["reproduce"]) == 2
 
 
+def test_cli_reproduce_refuses_a_file_as_reports_or_cache_folder(capsys, tmp_path, monkeypatch):
+    """Checked before anything runs or is written: no cache is filled for a report that cannot be written."""
+    monkeypatch.chdir(tmp_path)
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n")
+    for option in ("--reports", "--cache"):
+        assert main(["reproduce", "nips2006-table1", "--quick", "--from-cache", "--no-progress", "--out",
+                     str(tmp_path / "work"), option, str(a_file)]) == 2
+        assert f"{option} {a_file} is a file, not a folder" in capsys.readouterr().err
+    assert a_file.read_text() == "mine\n" and not (tmp_path / "work").exists()
+
+
 def _toy_table12(monkeypatch, tmp_path, rows, configs=(Config("No annealing", "svm"),), **spec_kw):
     """JMLR 2008 Table 12 cut down to ``rows`` and cheap columns (one by default), run sequentially
     in ``tmp_path``.
