@@ -290,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --out is empty: name a folder, or leave it out for ${ENV_VAR} or ./{DEFAULT_WORK_DIR}",
                   file=sys.stderr)
             return 2
+        if os.path.exists(args.out) and not os.path.isdir(args.out):  # before any work, not at the first write
+            print(f"error: --out {args.out} is a file, not a folder: name the work folder", file=sys.stderr)
+            return 2
         os.environ[ENV_VAR] = str(args.out)
     try:
         return int(args.func(args) or 0)

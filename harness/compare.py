@@ -233,7 +233,8 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
              f"C={s.C} C*={s.c_star}")
         echo(f"{'split':>5} {'objective':>10} {'optimum':>10} {'gap%':>8} {'opt.lab':>7} {'unl.err%':>8} "
              f"{'opt.err%':>8} {'seconds':>8} {'bb s':>7}")
-        for i in range(count):
+        todo = []
+        for i in range(count):  # every optimum is looked up (or computed) before any solver runs
             ds, split = ref.make(i)
             problems = binary_problems(set_name, ds, split, s)
             entries = []
@@ -247,6 +248,8 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
                     store["entries"][prob.key] = entry
                     save_store(store, directory)
                 entries.append(entry)
+            todo.append((ds, split, problems, entries))
+        for ds, split, problems, entries in todo:
             t0 = time.perf_counter()
             res = run_split(solver_cls, params, ds, split, s)
             seconds = time.perf_counter() - t0

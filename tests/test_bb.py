@@ -893,6 +893,18 @@ def test_compare_without_stored_optimum_says_how_to_build(tmp_path):
     assert rows[0].certified and (tmp_path / "two_moons.json").is_file()
 
 
+
+def test_compare_looks_up_every_optimum_before_any_solver_runs(monkeypatch):
+    """Asking for more problems than are stored fails at once, not after solving the stored ones."""
+    import s3vm_bench.harness.compare as harness_compare
+
+    runs = []
+    monkeypatch.setattr(harness_compare, "run_split", lambda *a, **k: runs.append(1))
+    with pytest.raises(ValueError, match="no stored optimum for two_moons split100/"):
+        compare("svm", ["two_moons"], 101, echo=lambda *a: None)
+    assert runs == []
+
+
 def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
     # Branch and bound's node solves are tiny: extra BLAS threads only slow them down.
     import s3vm_bench.harness.compare as harness_compare

@@ -227,7 +227,7 @@ def test_cli_reproduce_list_and_errors(capsys, monkeypatch):
     assert main(["reproduce"]) == 2
 
 
-def test_cli_reproduce_refuses_a_file_as_reports_or_cache_folder(capsys, tmp_path, monkeypatch):
+def test_cli_refuses_a_file_as_work_reports_or_cache_folder(capsys, tmp_path, monkeypatch):
     """Checked before anything runs or is written: no cache is filled for a report that cannot be written."""
     monkeypatch.chdir(tmp_path)
     a_file = tmp_path / "notes.txt"
@@ -237,6 +237,11 @@ def test_cli_reproduce_refuses_a_file_as_reports_or_cache_folder(capsys, tmp_pat
                      str(tmp_path / "work"), option, str(a_file)]) == 2
         assert f"{option} {a_file} is a file, not a folder" in capsys.readouterr().err
     assert a_file.read_text() == "mine\n" and not (tmp_path / "work").exists()
+    for command in (["compare", "svm", "--datasets", "two_moons", "--splits", "1"],
+                    ["optima", "build", "two_moons", "--n", "1", "--force"], ["demo", "--realizations", "1"]):
+        assert main([*command, "--out", str(a_file)]) == 2, command
+        assert f"--out {a_file} is a file, not a folder" in capsys.readouterr().err
+    assert a_file.read_text() == "mine\n"
 
 
 def _toy_table12(monkeypatch, tmp_path, rows, configs=(Config("No annealing", "svm"),), **spec_kw):
