@@ -140,6 +140,9 @@ def run_command(args) -> int:
         overrides = {k: v for k, v in {"kernel": args.kernel, "sigma": args.sigma, "C": args.C,
                                        "C_star": args.C_star, "r_mode": args.r_mode}.items() if v is not None}
         settings = ProtocolSettings.for_dataset(args.dataset, **overrides)
+        if settings.kernel == "linear" and args.sigma is not None:
+            raise ValueError("--sigma is the width of the Gaussian kernel; with the linear kernel it has no effect "
+                             "and would only mislabel the stored row: drop it")
         rows = run_solver(args.solver, args.dataset, n_splits=args.splits, protocol=args.protocol,
                           settings=settings, params=parse_params(args.param),
                           results=args.results or work_dir(args.out).runs, time_limit=args.time_limit)
@@ -244,6 +247,10 @@ def compare_command(args) -> int:
     from .compare import compare, write_csv
     from .run import parse_params
 
+    if args.time_limit is not None and not args.compute_missing:
+        print("error: --time-limit is the limit of the searches --compute-missing runs; add --compute-missing "
+              "or drop it", file=sys.stderr)
+        return 2
     try:
         out = work_dir(args.out).compare / f"{file_stem(args.solver)}.csv"
         # One BLAS thread, as the grid runs its cells: the problems are small (see optima_build_command)

@@ -882,6 +882,8 @@ def test_compare_cli(capsys, monkeypatch):
     assert main(["compare", "svm", "--datasets", "nowhere", "--splits", "1"]) == 2
     assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "1", "--record-best"]) == 2
     assert "--record-best records best objectives beside certified lower bounds" in capsys.readouterr().err
+    assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "1", "--time-limit", "5"]) == 2
+    assert "add --compute-missing or drop it" in capsys.readouterr().err
     assert main(["optima", "show", "two_moons"]) == 0
     assert "100 certified optimal" in capsys.readouterr().out
 

@@ -136,6 +136,10 @@ def test_run_bad_arguments(capsys, data_env, tmp_path):
     assert main(["run", "--solver", "svm", "--dataset", "vowel", "--results", str(tmp_path / "x.csv")]) == 2
     assert "pass sigma and C" in capsys.readouterr().err
     assert main(["run", "--solver", "svm", "--dataset", "g50c", "--C", "-1", "--results", str(tmp_path / "x.csv")]) == 2
+    capsys.readouterr()
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--kernel", "linear", "--sigma", "3",
+                 "--results", str(tmp_path / "x.csv")]) == 2
+    assert "with the linear kernel it has no effect" in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
 
 
