@@ -114,11 +114,11 @@ def code_text(path) -> bytes:
     """The source of ``path`` without its comments, docstrings and blank lines: what a cache key hashes.
 
     Editing a comment or a docstring of a shared module such as ``solvers._primal`` must not
-    rerun every cell; editing its code must. The
-    docstrings (first statement of the module, of each class and function, when a string) are
-    found in the AST and the comments by :mod:`tokenize`; both are cut out of the text, trailing
-    blanks and blank lines dropped -- except inside multi-line strings, whose text is code -- and
-    the rest kept as it is, indentation and line breaks included, so that a formatting change of
+    rerun every cell; editing its code must. The docstrings (first statement of the module, of
+    each class and function, when a string) are found in the AST and the comments by
+    :mod:`tokenize`; both are cut out of the text, trailing blanks and blank lines dropped --
+    except inside multi-line strings, whose text is code -- and the rest kept as it is,
+    indentation and line breaks included, so that a formatting change of
     code still counts as a change and the result does not depend on the Python version
     (``ast.unparse`` or a token stream would: f-strings are tokenized differently from 3.12).
     """

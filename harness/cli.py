@@ -22,6 +22,7 @@ Subcommands::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import cli_commands as commands
@@ -282,8 +283,6 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``s3vm-bench`` console script."""
     args = build_parser().parse_args(argv)
     if getattr(args, "out", None) is not None:
-        import os
-
         # --out names the work folder of everything this command reads back or writes (the library
         # functions read it from the environment: harness.paths.work_dir).
         if not str(args.out).strip():
@@ -299,8 +298,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader of the output went away (`s3vm-bench ... | head`): stop quietly, as Unix tools do;
         # stdout is pointed at /dev/null so that the interpreter's final flush does not fail again.
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as exc:  # e.g. an output folder that cannot be created or written
