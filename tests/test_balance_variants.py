@@ -16,11 +16,11 @@ from s3vm_bench.harness.grid import solver_source_hash
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
 from s3vm_bench.harness.specs import get_spec
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._balance import dichotomic_search, estimate_r, n_positive
 from s3vm_bench.solvers.cccp import CCCP
 from s3vm_bench.solvers.cs3vm import CS3VM
 from s3vm_bench.solvers.grad_s3vm import GradS3VM
 from s3vm_bench.solvers.newton import NewtonS3VM
+from s3vm_bench.solvers.numerics import dichotomic_search, estimate_r, n_positive
 from s3vm_bench.solvers.soft_balance import SoftCCCP, SoftCS3VM, SoftGradS3VM, SoftNewtonS3VM
 from s3vm_bench.solvers.svm import SVM
 from s3vm_bench.solvers.svm_balanced import BalancedSVM

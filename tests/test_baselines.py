@@ -8,10 +8,9 @@ import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from s3vm_bench.solvers import available_solvers, get_solver
-from s3vm_bench.solvers._base import BaseS3VM
-from s3vm_bench.solvers._kernels import gaussian_kernel
-from s3vm_bench.solvers._primal import kernel_newton
+from s3vm_bench.solvers.base import BaseS3VM
 from s3vm_bench.solvers.lapsvm import LapSVM
+from s3vm_bench.solvers.numerics import gaussian_kernel, kernel_newton
 from s3vm_bench.solvers.svm import SVM, SVM5CV
 from s3vm_bench.solvers.svm_balanced import BalancedSVM
 

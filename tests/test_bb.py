@@ -16,11 +16,11 @@ from s3vm_bench.harness.compare import compare
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
 from s3vm_bench.solvers import _bb_kernels as _kern
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._kernels import gaussian_kernel, linear_kernel
-from s3vm_bench.solvers._primal import _exact_line_search, kernel_newton
 from s3vm_bench.solvers._bb_search import _balanced_bottleneck, _IncrementalL2SVM
+from s3vm_bench.solvers._primal import _exact_line_search
 from s3vm_bench.solvers.bb import (BranchAndBoundS3VM, branch_and_bound, brute_force, parallel_branch_and_bound,
                                    s3vm_objective)
+from s3vm_bench.solvers.numerics import gaussian_kernel, kernel_newton, linear_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,16 +11,15 @@ from sklearn.base import clone
 from s3vm_bench.data_registry import Split, g50c_like, two_moons
 from s3vm_bench.harness.protocol import ProtocolSettings, _fit_binary_problem, run_split
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._balance import dichotomic_search, n_positive
-from s3vm_bench.solvers._kernels import center_kernel, gaussian_kernel
-from s3vm_bench.solvers._losses import (cccp_convex_loss, exp_unlabeled_loss, flat_unlabeled_loss,
-                             smoothed_exp_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss)
-from s3vm_bench.solvers._primal import CholeskyCache, _ShiftedSystem, lm_newton
 from s3vm_bench.solvers._mean_output import c_star_schedule, labeled_loss_terms
+from s3vm_bench.solvers._primal import CholeskyCache, _ShiftedSystem, lm_newton
 from s3vm_bench.solvers.cccp import CCCP
 from s3vm_bench.solvers.cs3vm import CS3VM, gamma_schedule
 from s3vm_bench.solvers.grad_s3vm import GradS3VM, smooth_objective
+from s3vm_bench.solvers.losses import (cccp_convex_loss, exp_unlabeled_loss, flat_unlabeled_loss,
+                                      smoothed_exp_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss)
 from s3vm_bench.solvers.newton import NewtonS3VM
+from s3vm_bench.solvers.numerics import center_kernel, dichotomic_search, gaussian_kernel, n_positive
 from s3vm_bench.solvers.svm import SVM
 from tests._toy import small_clusters as _small
 
@@ -150,7 +149,7 @@ def test_lm_newton_convex_matches_lbfgs():
     _, d, _ = loss(res.outputs)
     assert np.abs(K @ (res.coef + d)).max() < 1e-6
     # the same problem in Method 1 variables (w over the kernel-PCA map), well conditioned for L-BFGS
-    from s3vm_bench.solvers._kernels import kernel_pca_map
+    from s3vm_bench.solvers.numerics import kernel_pca_map
     Z, _ = kernel_pca_map(K)
 
     def f(w):
@@ -587,8 +586,8 @@ def _counting(Z):
 @pytest.mark.parametrize("labeled_first", [True, False])
 @pytest.mark.parametrize("var", [None, 0.2])
 def test_smooth_objective_class_is_the_function_and_remembers(labeled_first, var):
-    from s3vm_bench.solvers._losses import SmoothedExpLoss
     from s3vm_bench.solvers.grad_s3vm import SmoothObjective
+    from s3vm_bench.solvers.losses import SmoothedExpLoss
 
     rng = np.random.default_rng(2)
     n, d = 30, 5

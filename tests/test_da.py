@@ -12,9 +12,8 @@ from sklearn.base import clone
 from s3vm_bench.data_registry import Split, g50c_like, two_moons
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._balance import n_positive
-from s3vm_bench.solvers._kernels import gaussian_kernel
 from s3vm_bench.solvers.da import DA, _SqrStep, bernoulli_entropy, bernoulli_kl, solve_nu
+from s3vm_bench.solvers.numerics import gaussian_kernel, n_positive
 from s3vm_bench.solvers.svm import SVM
 from tests._toy import BAD_INPUTS
 from tests._toy import small_clusters as _small

@@ -216,7 +216,7 @@ def test_da_effective_loss_limits():
     exact = FL._da_effective_loss(t, 0.0, "l2")
     np.testing.assert_allclose(FL._da_effective_loss(t, 1e-4, "l2"), exact, atol=1e-3)
     # Large T: the mean of V(t) and V(-t) (p* -> 1/2), after the T log 2 shift.
-    from s3vm_bench.solvers._losses import squared_hinge_loss
+    from s3vm_bench.solvers.losses import squared_hinge_loss
 
     mean = 0.5 * (squared_hinge_loss(t).value + squared_hinge_loss(-t).value)
     np.testing.assert_allclose(FL._da_effective_loss(t, 1e4, "l2"), mean, atol=2e-3)

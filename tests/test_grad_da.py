@@ -9,9 +9,9 @@ from sklearn.base import clone
 
 from s3vm_bench.data_registry import Split, g50c_like
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
-from s3vm_bench.solvers._balance import n_positive
 from s3vm_bench.solvers.da import DA
 from s3vm_bench.solvers.grad_da import GradDA, smoothed_objective
+from s3vm_bench.solvers.numerics import n_positive
 from s3vm_bench.solvers.svm import SVM
 from tests._toy import BAD_INPUTS
 from tests._toy import small_clusters as _small

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from s3vm_bench.solvers._kernels import (
+from s3vm_bench.solvers.numerics import (
     KernelCentering,
     center_kernel,
     gaussian_kernel,

@@ -15,11 +15,10 @@ from sklearn.base import clone
 from s3vm_bench.data_registry import g50c_like, jmlr2008_splits, two_moons
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._balance import n_positive
 from s3vm_bench.solvers._graph import DeformedKernel, knn_laplacian, laplacian_power
-from s3vm_bench.solvers._kernels import gaussian_kernel
 from s3vm_bench.solvers.lapsvm import LapSVM
 from s3vm_bench.solvers.lapsvm_s3vm_light import LapSVMS3VMLight
+from s3vm_bench.solvers.numerics import gaussian_kernel, n_positive
 from s3vm_bench.solvers.s3vm_light import S3VMLight
 from s3vm_bench.solvers.svm import SVM
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s3vm_bench.solvers import _losses as L
+from s3vm_bench.solvers import losses as L
 
 H = 1e-6
 

@@ -10,9 +10,9 @@ from scipy.special import expit
 from s3vm_bench.data_registry import Dataset, Split
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._balance import balance_root, n_positive
-from s3vm_bench.solvers._primal import _cgls, l2svm_mfn
+from s3vm_bench.solvers._primal import _cgls
 from s3vm_bench.solvers.mfa import MFA, mfa_system, optimize_w
+from s3vm_bench.solvers.numerics import balance_root, l2svm_mfn, n_positive
 from s3vm_bench.solvers.svm import SVM
 
 from .test_tsvm_linear import blobs, semi, sparse_problem

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from s3vm_bench.solvers._kernels import gaussian_kernel
-from s3vm_bench.solvers._primal import kernel_newton, kernel_newton_terms
+from s3vm_bench.solvers._primal import kernel_newton_terms
+from s3vm_bench.solvers.numerics import gaussian_kernel, kernel_newton
 
 
 def _duplicated_problem(n=120, l=12, seed=0, floor=False, sigma=1.0, C=50.0):

@@ -5,14 +5,12 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize, minimize_scalar
 
-from s3vm_bench.solvers._kernels import gaussian_kernel, kernel_pca_map, linear_kernel
 from s3vm_bench.solvers._primal import (
     PrimalResult,
     _exact_line_search,
-    kernel_newton,
-    l2svm_mfn,
     lm_newton,
 )
+from s3vm_bench.solvers.numerics import gaussian_kernel, kernel_newton, kernel_pca_map, l2svm_mfn, linear_kernel
 
 from tests._toy import l2svm_objective
 
@@ -321,7 +319,7 @@ def test_lm_newton_kbeta0_spares_the_product_and_gives_the_same_minimizer():
     """A warm start with ``Kbeta0 = K beta0`` (the previous call's outputs less b) reaches the
     same minimizer as recomputing ``K beta0``; a wrong ``Kbeta0`` is used as given (so it is not
     silently recomputed) and a wrong shape is refused."""
-    from s3vm_bench.solvers._losses import cccp_convex_loss
+    from s3vm_bench.solvers.losses import cccp_convex_loss
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((40, 3))

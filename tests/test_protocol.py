@@ -9,11 +9,9 @@ import scipy.sparse as sp
 
 from s3vm_bench.data_registry import Dataset, Split
 from s3vm_bench.harness.protocol import ProtocolSettings, fit_binary_problems, protocol_objective, run_split
-from s3vm_bench.solvers._balance import (check_r, dichotomic_search, estimate_r, exact_r, n_positive,
-                              threshold_to_count)
-from s3vm_bench.solvers._base import BaseS3VM, BinaryFit
-from s3vm_bench.solvers._kernels import KernelCentering, gaussian_kernel
-from s3vm_bench.solvers._primal import kernel_newton
+from s3vm_bench.solvers.base import BaseS3VM, BinaryFit
+from s3vm_bench.solvers.numerics import (KernelCentering, check_r, dichotomic_search, estimate_r, exact_r,
+                                        gaussian_kernel, kernel_newton, n_positive, threshold_to_count)
 from s3vm_bench.solvers.svm import SVM
 
 
@@ -250,7 +248,7 @@ def test_table5_settings():
 def test_threshold_shift_exact():
     rng = np.random.default_rng(7)
     o = rng.standard_normal(50) * 3
-    from s3vm_bench.solvers._balance import threshold_shift
+    from s3vm_bench.solvers.numerics import threshold_shift
 
     for k in (0, 1, 25, 49, 50):
         assert np.sum(o - threshold_shift(o, k) > 0) == k
@@ -280,7 +278,7 @@ def test_harness_thresholds_combinatorial_outputs():
 
 
 def test_threshold_shift_is_zero_when_sign_already_balanced():
-    from s3vm_bench.solvers._balance import threshold_shift
+    from s3vm_bench.solvers.numerics import threshold_shift
 
     o = np.array([3.0, 2.0, 0.5, -0.5, -2.0])
     assert threshold_shift(o, 3) == 0.0

@@ -9,9 +9,7 @@ from sklearn.base import clone
 
 from s3vm_bench.data_registry import g50c_like, jmlr2008_splits, two_moons
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
-from s3vm_bench.solvers._balance import n_positive, threshold_to_count
-from s3vm_bench.solvers._kernels import gaussian_kernel
-from s3vm_bench.solvers._primal import kernel_newton
+from s3vm_bench.solvers.numerics import gaussian_kernel, kernel_newton, n_positive, threshold_to_count
 from s3vm_bench.solvers.s3vm_light import S3VMLight, anneal_schedule, best_swap_pairs
 from s3vm_bench.solvers.svm import SVM
 from tests._toy import l2svm_objective

@@ -7,9 +7,9 @@ from scipy.optimize import minimize
 from sklearn.exceptions import NotFittedError
 
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._kernels import gaussian_kernel
 import s3vm_bench.solvers._path as path_module
 import s3vm_bench.solvers._path_qp as path_qp_module
+from s3vm_bench.solvers.numerics import gaussian_kernel
 from s3vm_bench.solvers.s3vm_path import (I, M, Z, S3VMPath, _CholeskyQ, _exact_state, _exact_state_from, conditional_optimum,
                                 hinge_objective, s3vm_path)
 

@@ -7,7 +7,7 @@ import pytest
 
 import s3vm_bench.solvers._base as base
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._kernels import gaussian_kernel
+from s3vm_bench.solvers.numerics import gaussian_kernel
 from tests._toy import small_clusters
 
 KERNEL_SOLVERS = ["cccp", "newton", "grad_s3vm", "cs3vm", "grad_da", "s3vm_light", "svm_balanced", "da"]

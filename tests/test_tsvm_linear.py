@@ -9,8 +9,7 @@ import scipy.sparse as sp
 from s3vm_bench.data_registry import Dataset, Split
 from s3vm_bench.harness.protocol import ProtocolSettings, run_split
 from s3vm_bench.solvers import get_solver
-from s3vm_bench.solvers._balance import n_positive
-from s3vm_bench.solvers._primal import l2svm_mfn
+from s3vm_bench.solvers.numerics import l2svm_mfn, n_positive
 from s3vm_bench.solvers.svm import SVM
 from s3vm_bench.solvers.tsvm_linear import LinearTSVM, switch_pairs
 from tests._toy import l2svm_objective
