@@ -290,7 +290,8 @@ PROTOCOL_PARAMS = ("kernel", "sigma", "C", "C_star", "r")
 
 def check_solver_params(params, solver_cls=None) -> dict:
     """``params`` as a dict; ValueError if it sets one of :data:`PROTOCOL_PARAMS` or, with
-    ``solver_cls``, a name that is not one of that estimator's parameters (``get_params``)."""
+    ``solver_cls``, a name that is not one of that estimator's parameters (``get_params``) or a
+    value its ``check_params`` (:meth:`solvers.base.BaseS3VM.check_params`) refuses."""
     params = dict(params or {})
     shared = [k for k in PROTOCOL_PARAMS if k in params]
     if shared:
@@ -304,7 +305,9 @@ def check_solver_params(params, solver_cls=None) -> dict:
             settable = sorted(known - set(PROTOCOL_PARAMS))
             raise ValueError(f"{solver_cls.__name__} has no parameter {', '.join(map(repr, unknown))}; its parameters "
                              f"are {', '.join(settable) or 'none besides the protocol settings'}")
-        solver_cls(**params)
+        estimator = solver_cls(**params)
+        if callable(getattr(estimator, "check_params", None)):
+            estimator.check_params()  # a bad value fails here, not in every split's fit
     return params
 
 

@@ -73,7 +73,7 @@ def extra_column(spec: TableSpec, solvers, params=None) -> TableSpec:
     labels = {c.label for c in configs}
     for name in solvers:
         cls = get_solver(name)
-        cls(**params)  # unknown parameter names fail before any work
+        check_solver_params(params, cls)  # unknown names and refused values fail before any work
         label = name if name in REGISTRY else cls.__name__
         if label in labels:
             label = name

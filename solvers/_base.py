@@ -199,6 +199,24 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         """scikit-learn's hook for parameter validation, on this suite's constraints (:meth:`_check_params`)."""
         self._check_params()
 
+    def check_params(self):
+        """Check the parameters as :meth:`fit` does first, without fitting.
+
+        Lets a caller refuse a bad value before any work (the harness does, for the solver
+        parameters given on the command line).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError, TypeError
+            The first refused parameter, its value and what is allowed.
+        """
+        self._check_params()
+        return self
+
     # ----------------------------------------------------------------- kernels
     def kernel_matrix(self, A, B=None):
         """The kernel matrix ``k(A, B)`` (``k(A, A)`` when B is None) of this estimator.

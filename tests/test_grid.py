@@ -127,6 +127,24 @@ def test_an_unknown_solver_parameter_names_the_solvers_parameters(capsys):
         compare("s3vm_light", ("two_moons",), 1, params={"nosuch": 3})
 
 
+def test_a_refused_solver_parameter_value_fails_before_any_split_runs(tmp_path, capsys):
+    # Before, `run --param loss=bogus` ran every split, each failing in fit, and stored failed rows.
+    from s3vm_bench.harness.cli import main
+    from s3vm_bench.harness.compare import compare
+    from s3vm_bench.solvers import get_solver
+
+    out = tmp_path / "runs.csv"
+    assert main(["run", "--solver", "newton", "--dataset", "2moons", "--splits", "1", "--param", "loss=bogus",
+                 "--results", str(out)]) == 2
+    assert "NewtonS3VM: loss must be one of 'flat', 'quadratic', got 'bogus'" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["reproduce", "jmlr2008-table3", "--solvers", "cccp", "--param", "anneal=3", "--plan",
+                 "--out", str(tmp_path / "work")]) == 2
+    assert "CCCP: anneal must be a bool" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="max_iter must be an int >= 1, got -3"):
+        compare("newton", ("two_moons",), 1, params={"max_iter": -3})
+    assert get_solver("newton")(loss="quadratic").check_params().loss == "quadratic"
+
 @pytest.fixture
 def fresh_versions():
     """Clear the memoized declared versions before and after a test that changes one."""
