@@ -292,7 +292,7 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
             raise ValueError("no labeled point: at least one labeled point per class is needed (y == -1 marks unlabeled)")
         classes = np.unique(y[labeled])
         if classes.size < 2:
-            raise ValueError(f"only one class ({classes[0]!r}) among the labeled points; label at least one point of each class")
+            raise ValueError(f"only one class ({classes[0].tolist()!r}) among the labeled points; label at least one point of each class")
         supervised = bool(labeled.all()) and self._needs_unlabeled
         self.classes_ = classes
         positives = classes[1:] if classes.size == 2 else classes

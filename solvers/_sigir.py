@@ -160,7 +160,7 @@ class SIGIRLinearBase(BaseS3VM):
         self.objective_ = np.array([i["objective"] for i in infos])
         self.n_mfn_ = np.array([i["n_mfn"] for i in infos])
         if self.classes_.size == 2:
-            unl = ~self._labeled_mask(y)
+            unl = ~self._labeled_mask(np.asarray(y).ravel())  # the fit above accepted y, 1-D or a column
             self.transduction_ = self.transduction_.copy()
             self.transduction_[unl] = self.classes_[(infos[0]["y_unlabeled"] > 0).astype(int)]
         return self

@@ -46,6 +46,35 @@ def test_a_fully_labeled_y_fits_the_supervised_l2_svm():
         np.testing.assert_allclose(est.decision_function(X), ref, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_column_vector_y_with_unlabeled_points_fits_as_its_1d_form(name):
+    # scikit-learn's convention: a column vector y warns (DataConversionWarning) and is raveled.
+    # The SIGIR 2006 solvers (mfa, tsvm_linear) used to fail with an IndexError on it.
+    from sklearn.exceptions import DataConversionWarning
+
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal(-1.5, 1.0, size=(15, 2)), rng.normal(1.5, 1.0, size=(15, 2))]
+    y = np.full(30, -1)
+    y[[0, 1, 15, 16]] = [0, 0, 1, 1]
+    params = dict(_PARAMS.get(name, {}))
+    params.update({k: 1.0 for k in ("sigma", "C") if k in _PARAMS_OF[name]})
+    ref = get_solver(name)(**params).fit(X, y)
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        est = get_solver(name)(**params).fit(X, y[:, None])
+    np.testing.assert_array_equal(est.transduction_, ref.transduction_)
+    np.testing.assert_array_equal(est.predict(X), ref.predict(X))
+
+
+def test_a_single_labeled_class_is_named_as_the_user_wrote_it():
+    from s3vm_bench.solvers.newton import NewtonS3VM
+
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(ValueError, match=r"only one class \(1\) among the labeled points"):
+        NewtonS3VM().fit(X, [1, 1, -1, -1, -1, -1])  # not "np.int64(1)"
+    with pytest.raises(ValueError, match=r"only one class \('a'\) among the labeled points"):
+        NewtonS3VM().fit(X, ["a", "a", "-1", "-1", "-1", "-1"])
+
+
 def test_a_limit_that_stops_a_solver_is_a_convergence_warning():
     import warnings
 
