@@ -2,16 +2,17 @@
 
 A solver only has to be a scikit-learn classifier: ``fit(X, y)`` with ``y == -1`` marking the
 unlabeled points, and ``decision_function`` (or ``predict_proba``, or ``predict``); the harness
-reads ``n_iter_`` and ``stop_reason_`` when present. Subclassing :class:`BaseS3VM` is optional and
-gives, for free, input validation (dense or sparse ``X``, any label type), the Gaussian or linear
-kernel matrix, one-versus-rest for more than two classes (JMLR 2008 Sec. 5.2),
-``decision_function``/``predict`` and the fitted attributes: a subclass implements one binary
-problem in :meth:`BaseS3VM._fit_binary` and returns a :class:`BinaryFit`. Its class attribute
-``balance`` tells the protocol how the balance constraint (JMLR 2008 eq. 3) is met: ``"threshold"``
-(the harness shifts the outputs to exactly ``round(u r)`` positives), ``"mean_output"`` (a
-dichotomic search on the threshold r~ of the mean-output constraint, eq. 12, by the harness or,
-with ``_internal_search = True``, by the solver), ``"soft"`` (eq. 12 at r~ = r only: the count is
-not forced) or absent (no balance: a supervised baseline). With ``"threshold"`` and
+reads ``n_iter_`` and ``stop_reason_`` when present, and calls ``check_params()`` when present
+(:meth:`BaseS3VM.check_params`) to refuse a bad parameter value before any split runs. Subclassing
+:class:`BaseS3VM` is optional and gives, for free, input validation (dense or sparse ``X``, any
+label type), the Gaussian or linear kernel matrix, one-versus-rest for more than two classes (JMLR
+2008 Sec. 5.2), ``decision_function``/``predict`` and the fitted attributes: a subclass implements
+one binary problem in :meth:`BaseS3VM._fit_binary` and returns a :class:`BinaryFit`. Its class
+attribute ``balance`` tells the protocol how the balance constraint (JMLR 2008 eq. 3) is met:
+``"threshold"`` (the harness shifts the outputs to exactly ``round(u r)`` positives),
+``"mean_output"`` (a dichotomic search on the threshold r~ of the mean-output constraint, eq. 12, by
+the harness or, with ``_internal_search = True``, by the solver), ``"soft"`` (eq. 12 at r~ = r only:
+the count is not forced) or absent (no balance: a supervised baseline). With ``"threshold"`` and
 ``"mean_output"`` equal outputs at the threshold are assigned by position, so the count is always
 exact (:func:`s3vm_bench.harness.protocol.break_ties`).
 
