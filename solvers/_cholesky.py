@@ -77,18 +77,6 @@ def _gather_lower(K, idx, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _gather_lower_twice(K, idx, out, keep):  # pragma: no cover - compiled
-    """``out[i, j] = keep[i, j] = K[idx[i], idx[j]]`` for ``j <= i``: :func:`_gather_lower` into two
-    arrays with one read of K."""
-    for i in range(idx.size):
-        Ki = K[idx[i]]
-        for j in range(i + 1):
-            v = Ki[idx[j]]
-            out[i, j] = v
-            keep[i, j] = v
-
-
-@njit(cache=True, nogil=True)
 def _modify_pass(L, cols, signs, vals, leave, keep, out):  # pragma: no cover - compiled
     """Diagonal changes and deletions of rows/columns of ``A = L L^T`` in one pass over L.
 
@@ -245,14 +233,11 @@ class CholeskyCache:
         if self._recall(idx, diag):
             return self._L is not None
         m = idx.size
-        if self._block_idx is not None and np.array_equal(idx, self._block_idx):
-            M = self._block.copy(order="F")  # same points, new diagonal (a new Levenberg-Marquardt lam)
-        else:
+        if self._block_idx is None or not np.array_equal(idx, self._block_idx):
             idx = idx.copy()
-            M = np.zeros((m, m), order="F")
-            block = np.zeros((m, m), order="F")
-            _gather_lower_twice(self.K, idx, M, block)
-            self._block_idx, self._block = idx, block
+            self._block_idx, self._block = idx, self.lower_block(idx)
+        # The block is kept: a new diagonal on the same points (a new lam of Alg. 6) copies it again.
+        M = self._block.copy(order="F")
         M.ravel(order="K")[:: m + 1] += diag  # the diagonal (a view: M is contiguous)
         L, info = dpotrf(M, lower=1, overwrite_a=1, clean=0)
         if info != 0:
