@@ -18,9 +18,9 @@ steps S usually changes by a few points and the diagonal by a few entries, and o
   against ``O(m^3)`` for a new factorization;
 * otherwise, or when a downdate loses positive definiteness, factors anew with LAPACK
   ``dpotrf`` from the lower triangle of the block, gathered element by element (``O(m^2)``
-  reads of K, no copy of whole rows) straight into the column-major layout LAPACK works on;
-  the last gathered block is kept, so a new diagonal on the same points (the successive lam of
-  a Levenberg-Marquardt step) costs a copy, not a gather;
+  reads of K, no copy of whole rows) into the column-major layout LAPACK works on and kept:
+  the matrix factored is a copy of it plus the diagonal, so a new diagonal on the same points
+  (the successive lam of a Levenberg-Marquardt step) costs a copy, not a gather;
 * with ``recall > 0``, returns a factor computed anew among the last ``recall`` ones when (S, d)
   is that factor's: the lam of JMLR 2008 Alg. 6 can cycle through a few values (lam, 4 lam,
   lam / 2 ...) while the support set and its curvatures stay the same, so the same matrix is
