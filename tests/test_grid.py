@@ -128,7 +128,7 @@ def test_an_unknown_solver_parameter_names_the_solvers_parameters(capsys):
 
 
 def test_a_refused_solver_parameter_value_fails_before_any_split_runs(tmp_path, capsys):
-    # Before, `run --param loss=bogus` ran every split, each failing in fit, and stored failed rows.
+    # A refused value must not reach the splits: each would fail in fit and store a failed row.
     from s3vm_bench.harness.cli import main
     from s3vm_bench.harness.compare import compare
     from s3vm_bench.solvers import get_solver
@@ -144,6 +144,7 @@ def test_a_refused_solver_parameter_value_fails_before_any_split_runs(tmp_path, 
     with pytest.raises(ValueError, match="max_iter must be an int >= 1, got -3"):
         compare("newton", ("two_moons",), 1, params={"max_iter": -3})
     assert get_solver("newton")(loss="quadratic").check_params().loss == "quadratic"
+
 
 @pytest.fixture
 def fresh_versions():

@@ -49,7 +49,7 @@ def test_a_fully_labeled_y_fits_the_supervised_l2_svm():
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_a_column_vector_y_with_unlabeled_points_fits_as_its_1d_form(name):
     # scikit-learn's convention: a column vector y warns (DataConversionWarning) and is raveled.
-    # The SIGIR 2006 solvers (mfa, tsvm_linear) used to fail with an IndexError on it.
+    # mfa and tsvm_linear read y again after the base fit, so they are checked here too.
     from sklearn.exceptions import DataConversionWarning
 
     rng = np.random.default_rng(2)
