@@ -215,7 +215,7 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
         raise ValueError(f"--record-best records best objectives beside certified lower bounds: name one of "
                          f"{', '.join(BOUND_SETS)} in --datasets")
     solver_cls = get_solver(solver)
-    params = check_solver_params(params, solver_cls)  # unknown parameter names fail before any work
+    params = check_solver_params(params, solver_cls)  # unknown names and refused values fail before any work
     rows = []
     for set_name in set_names:
         if set_name in BOUND_SETS:

@@ -73,7 +73,7 @@ def run_solver(solver: str, dataset: str, *, n_splits: int = 10, protocol: str =
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
     solver_cls = get_solver(solver)
-    params = check_solver_params(params, solver_cls)  # unknown parameter names fail before any work
+    params = check_solver_params(params, solver_cls)  # unknown names and refused values fail before any work
     path = None if results is None else check_results_path(results)
     ds = load_dataset(dataset)
     settings = settings or ProtocolSettings.for_dataset(ds.name)
