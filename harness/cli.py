@@ -239,7 +239,8 @@ def _add_figures_parser(sub) -> None:
     """Add ``figures``: the paper figures and (``--make-data``) their stored inputs."""
     fg = sub.add_parser("figures", help="regenerate paper figures (PNG + SVG) from stored results")
     fg.add_argument("names", nargs="*", metavar="FIGURE", help="e.g. jmlr2008-fig2 (see --list)")
-    fg.add_argument("--all", action="store_true", help="every figure; missing data is reported, not fatal")
+    fg.add_argument("--all", action="store_true", help="every figure; one whose stored input is missing or corrupt is reported and "
+                    "skipped, the others are made")
     fg.add_argument("--list", action="store_true", help="list the figures and exit")
     fg.add_argument("--make-data", dest="make_data", nargs="+", metavar="NAME",
                     help="first compute these stored inputs of the figures (harness.figure_data.DATA: jmlr2008-fig1, "

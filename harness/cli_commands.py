@@ -401,14 +401,17 @@ def figures_command(args) -> int:
     from ._atomic import atomic_write
 
     out = work_dir(args.out).figures
-    results = make_figures(names, out)
+    # A corrupt stored input is an error (stderr, exit status 2) but does not stop the other figures.
+    results = make_figures(names, out, error=lambda m: print(m, file=sys.stderr, flush=True))
     if args.all:
         # The gallery lists every figure, so it is rewritten only when all of them were attempted.
         atomic_write(out / "README.md", gallery_markdown(results, out) + "\n")
         print(f"gallery: {out / 'README.md'}")
     made = sum(isinstance(v, list) for v in results.values())
-    print(f"{made} figure(s) made, {len(results) - made} skipped (missing stored results)")
-    return 0
+    corrupt = sum(isinstance(v, str) and v.startswith("error: ") for v in results.values())
+    print(f"{made} figure(s) made, {len(results) - made - corrupt} skipped (missing stored results)"
+          + (f", {corrupt} not made (corrupt stored input: see the error lines)" if corrupt else ""))
+    return 2 if corrupt else 0
 
 
 def figure_data_command(args) -> int:

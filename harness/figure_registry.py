@@ -5,7 +5,8 @@ modules :mod:`harness.figures_losses`, :mod:`harness.figures_boundaries` and
 :mod:`harness.figures_experiments`); :mod:`harness.figures` draws them. A stored input
 (:class:`_Stored`) is found in the work folder's ``reports/`` or else the shipped one; one that
 does not exist raises :class:`MissingData` naming the command that makes it (:func:`_need`,
-:func:`_read_jsonl`).
+:func:`_read_jsonl`); one that is not valid JSON raises :class:`CorruptData` naming the file, the
+line and how to restore or remake it (:func:`_read_json`, :func:`_read_jsonl`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Callable
 from ._atomic import read_lines
 from .paths import SHIPPED_REPORTS, work_dir
 
-__all__ = ["FIGURES", "FigureSpec", "MissingData", "REPORTS_DIR"]
+__all__ = ["FIGURES", "FigureSpec", "MissingData", "CorruptData", "REPORTS_DIR"]
 
 #: The shipped reports (read only): the stored data the figures are drawn from by default.
 REPORTS_DIR = SHIPPED_REPORTS
@@ -46,6 +47,11 @@ def _make_data_cmd(name: str) -> str:
 
 class MissingData(FileNotFoundError):
     """The stored result a figure needs does not exist; the message says what produces it."""
+
+
+class CorruptData(ValueError):
+    """The stored result a figure needs exists but cannot be read (not UTF-8, not valid JSON, not
+    JSON objects); the message names the file, what is wrong with it and how to restore or remake it."""
 
 
 @dataclass(frozen=True)
@@ -102,9 +108,84 @@ def _need(path, what: str) -> Path:
     return path
 
 
+def _corrupt(path, problem: str, what: str) -> CorruptData:
+    """:class:`CorruptData` for the stored input ``path``, whose message names the file, says what is
+    wrong with it (``problem``) and how to restore it, or to delete it and remake it (``what``: the
+    command that makes it, as for :func:`_need`).
+
+    A shipped file is restored by ``git checkout`` in a source checkout, a work folder's copy of a
+    shipped file by copying the shipped one over it.
+    """
+    path = Path(path)
+    shipped, local = REPORTS_DIR.resolve(), work_dir().reports.resolve()
+    target = path.resolve()
+    if target.is_relative_to(shipped):
+        how = f" (`git checkout -- reports/{target.relative_to(shipped).as_posix()}` in a source checkout)"
+    elif target.is_relative_to(local) and (shipped / target.relative_to(local)).is_file():
+        how = f" (copy the shipped {REPORTS_DIR / target.relative_to(local)} over it)"
+    else:
+        how = ""
+    return CorruptData(f"{path} {problem}; restore it{how}, or delete it and {what}")
+
+
+def _read_json(path, what: str) -> dict:
+    """The JSON object stored in the file ``path``.
+
+    Raises
+    ------
+    MissingData
+        ``path`` is not a file (the message ends with ``what``, the command that makes it).
+    CorruptData
+        The file is empty, not UTF-8, not valid JSON (the message gives the line and column) or not
+        a JSON object.
+    """
+    try:
+        text = _need(path, what).read_text("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _corrupt(path, f"is not UTF-8 text (byte {exc.start})", what) from None
+    if not text.strip():
+        raise _corrupt(path, "is empty, not valid JSON", what)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _corrupt(path, f"is not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})",
+                       what) from None
+    if not isinstance(doc, dict):
+        raise _corrupt(path, f"holds a JSON {type(doc).__name__}, not a JSON object", what)
+    return doc
+
+
 def _read_jsonl(path, what: str) -> list:
-    """The records of the JSON-lines file ``path``; :class:`MissingData` if it is missing or empty."""
-    rows = [json.loads(x) for x in read_lines(_need(path, what)) if x.strip()]
+    """The records (JSON objects, one a line) of the JSON-lines file ``path``.
+
+    Blank lines are skipped; an unterminated last line (a write cut short) is left out with a
+    warning (:func:`harness._atomic.read_lines`).
+
+    Raises
+    ------
+    MissingData
+        ``path`` is not a file, or holds no record (the message ends with ``what``, the command that
+        makes it).
+    CorruptData
+        A line is not valid JSON or not a JSON object (the message gives its line number), or the
+        file is not UTF-8.
+    """
+    try:
+        lines = read_lines(_need(path, what))
+    except UnicodeDecodeError as exc:
+        raise _corrupt(path, f"is not UTF-8 text (byte {exc.start})", what) from None
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _corrupt(path, f"is not valid JSON at line {number} ({exc.msg} at column {exc.colno})",
+                           what) from None
+        if not isinstance(row, dict):
+            raise _corrupt(path, f"holds a JSON {type(row).__name__} at line {number}, not a JSON object", what)
+        rows.append(row)
     if not rows:
         raise MissingData(f"{path} holds no result; {what}")
     return rows

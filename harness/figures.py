@@ -22,8 +22,10 @@ The plotting code never trains a solver. The stored inputs are made by
 ``s3vm-bench figures --make-data NAME`` (:mod:`harness.figure_data`; Table 2's rows by
 ``s3vm-bench reproduce icml2013-table2``) into the work folder's ``reports/``; a figure reads the
 work folder's copy when there is one, else the shipped one (:class:`_Stored`). A figure whose
-stored input does not exist raises :class:`MissingData` naming the command that makes it;
-``figures --all`` reports that figure as skipped with the reason.
+stored input does not exist raises :class:`MissingData` naming the command that makes it; one whose
+stored input is corrupt (empty, not valid JSON) raises :class:`CorruptData` naming the file, the
+line and how to restore or remake it. ``figures --all`` reports either figure as skipped with the
+reason and draws the others.
 
 Determinism: an explicit ``Figure`` with an Agg canvas (no pyplot state), fixed size, dpi and
 rcParams inside :func:`matplotlib.rc_context`, ``svg.hashsalt`` fixed (SVG element ids), and no
@@ -42,11 +44,11 @@ from s3vm_bench import PACKAGE_DIR
 # imported here for the callers of this module (the CLI, the tests).
 from . import figures_boundaries, figures_experiments, figures_losses  # noqa: F401
 from ._atomic import atomic_write
-from .figure_registry import FIGURES, REPORTS_DIR, FigureSpec, MissingData, _Stored  # noqa: F401
+from .figure_registry import FIGURES, REPORTS_DIR, CorruptData, FigureSpec, MissingData, _Stored  # noqa: F401
 from .paths import work_dir
 
-__all__ = ["FIGURES", "FigureSpec", "MissingData", "make_figure", "make_figures", "gallery_markdown",
-           "FIGURES_DIR", "REPORTS_DIR"]
+__all__ = ["FIGURES", "FigureSpec", "MissingData", "CorruptData", "make_figure", "make_figures",
+           "gallery_markdown", "FIGURES_DIR", "REPORTS_DIR"]
 
 ROOT = PACKAGE_DIR
 #: The committed figures of a source checkout (``s3vm-bench figures --out .`` rewrites them).
@@ -110,6 +112,9 @@ def make_figure(name: str, out_dir=None, **inputs) -> list[Path]:
         Unknown figure name.
     MissingData
         The stored result the figure needs does not exist (nothing is written).
+    CorruptData
+        The stored result the figure needs is empty or not valid JSON (nothing is written); a
+        :class:`ValueError`.
     """
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -126,7 +131,7 @@ def make_figure(name: str, out_dir=None, **inputs) -> list[Path]:
     with matplotlib.rc_context(_style()):
         fig = Figure(figsize=spec.size, dpi=100)
         FigureCanvasAgg(fig)
-        spec.draw(fig, **kwargs)  # raises MissingData before anything is written
+        spec.draw(fig, **kwargs)  # raises MissingData or CorruptData before anything is written
         # A figure-level legend below the panels needs its strip kept free (see icml2013-fig5).
         fig.tight_layout(rect=getattr(fig, "tight_rect", (0.0, 0.0, 1.0, 1.0)))
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -140,14 +145,30 @@ def make_figure(name: str, out_dir=None, **inputs) -> list[Path]:
     return [png, svg]
 
 
-def make_figures(names, out_dir=None, echo=print) -> dict:
-    """Make several figures; a figure with missing data is skipped with the reason, not raised.
+def make_figures(names, out_dir=None, echo=print, error=None) -> dict:
+    """Make several figures; a figure whose stored input is missing or corrupt is skipped with the
+    reason, not raised, and the others are made.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Keys of :data:`FIGURES`.
+    out_dir : path-like, optional
+        Output folder, as for :func:`make_figure`.
+    echo : callable
+        Takes one line per figure: the files written, or ``"<name>: skipped: <reason>"`` when its
+        stored input is missing.
+    error : callable, optional
+        Takes the line ``"error: <name>: <reason>"`` of a figure whose stored input is corrupt
+        (:class:`CorruptData`); default ``echo``.
 
     Returns
     -------
     dict
-        ``name -> list of paths`` for the figures made, ``name -> "skipped: reason"`` otherwise.
+        ``name -> list of paths`` for the figures made, ``name -> "skipped: reason"`` for missing
+        data, ``name -> "error: reason"`` for corrupt data.
     """
+    error = echo if error is None else error
     out = {}
     for name in names:
         try:
@@ -156,6 +177,9 @@ def make_figures(names, out_dir=None, echo=print) -> dict:
         except MissingData as exc:
             out[name] = f"skipped: {exc}"
             echo(f"{name}: skipped: {exc}")
+        except CorruptData as exc:
+            out[name] = f"error: {exc}"
+            error(f"error: {name}: {exc}")
     return out
 
 

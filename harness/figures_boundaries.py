@@ -8,16 +8,15 @@ data set itself.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
-from .figure_registry import MissingData, _make_data_cmd, _need, _register, _Stored
+from .figure_registry import MissingData, _make_data_cmd, _read_json, _register, _Stored
 
 
 def _load_models(path, command):
-    """The stored models of the JSON file ``path`` (:class:`MissingData` naming ``command`` if absent)."""
-    return json.loads(_need(path, f"run `{command}` to make it").read_text("utf-8"))
+    """The stored models of the JSON file ``path`` (:class:`MissingData` naming ``command`` if absent,
+    :class:`CorruptData` if it is not a valid JSON object: :func:`_read_json`)."""
+    return _read_json(path, f"run `{command}` to make it")
 
 
 def _boundary_panel(ax, problem: dict, model: dict, title: str, n_grid: int = 121):

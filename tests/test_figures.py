@@ -201,6 +201,82 @@ def test_cli_all_skips_missing_and_writes_gallery(monkeypatch, tmp_path, capsys)
     assert (tmp_path / "out" / "figures" / "jmlr2008-fig2.svg").is_file()
 
 
+def _work_copy(out, name, text):
+    # The work folder's copy of a stored input (read before the shipped one), with the given text.
+    path = out / "reports" / "figures-data" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_empty_stored_json_is_an_error_naming_the_file(tmp_path, capsys, monkeypatch):
+    # An empty work folder copy of jmlr2008-fig1.json: a one-line error naming the file, what is
+    # wrong and how to restore or remake it, status 2, nothing drawn; never a JSONDecodeError.
+    monkeypatch.setenv("S3VM_RESULTS_DIR", str(tmp_path))
+    path = _work_copy(tmp_path, "jmlr2008-fig1.json", "")
+    assert main(["figures", "jmlr2008-fig1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: jmlr2008-fig1: {path} is empty, not valid JSON; restore it")
+    assert f"copy the shipped {F.REPORTS_DIR / 'figures-data' / 'jmlr2008-fig1.json'} over it" in err[0]
+    assert err[0].endswith("or delete it and run `s3vm-bench figures --make-data jmlr2008-fig1` to make it")
+    assert not (tmp_path / "figures").exists()
+    with pytest.raises(F.CorruptData, match="jmlr2008-fig1.json is empty, not valid JSON"):
+        F.make_figure("jmlr2008-fig1", tmp_path / "figures")
+    assert issubclass(F.CorruptData, ValueError)
+    # A JSON document that is not an object, and the line of a syntax error.
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]\n")
+    with pytest.raises(F.CorruptData, match="bad.json holds a JSON list, not a JSON object"):
+        F.make_figure("jmlr2008-fig1", tmp_path / "figures", data=bad)
+    bad.write_text('{"problem": {},\n "models": [,]}\n')
+    with pytest.raises(F.CorruptData, match=r"bad.json is not valid JSON at line 2, column 13 \(Expecting value\)"):
+        F.make_figure("jmlr2008-fig1", tmp_path / "figures", data=bad)
+    # The shipped file itself is restored from git.
+    from s3vm_bench.harness.figure_registry import _corrupt
+
+    msg = str(_corrupt(F.REPORTS_DIR / "figures-data" / "jmlr2008-fig1.json", "is empty", "run `x`"))
+    assert "restore it (`git checkout -- reports/figures-data/jmlr2008-fig1.json` in a source checkout)" in msg
+
+
+def test_corrupt_middle_line_of_stored_jsonl_is_an_error_with_its_line(tmp_path, capsys, monkeypatch):
+    # A garbage line between records: the error names the file and the line, status 2. A last
+    # line cut short (no newline) is a write that did not finish: left out with a warning, drawn.
+    monkeypatch.setenv("S3VM_RESULTS_DIR", str(tmp_path))
+    good = [json.dumps({"method": "CCCP", "steps": k, "unlabeled_error": 0.2}) for k in (1, 10)]
+    path = _work_copy(tmp_path, "jmlr2008-fig9.jsonl", "\n".join([good[0], "garbage{", good[1]]) + "\n")
+    assert main(["figures", "jmlr2008-fig9", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: jmlr2008-fig9: {path} is not valid JSON at line 2 ")
+    assert err[0].endswith("or delete it and run `s3vm-bench figures --make-data jmlr2008-fig9`")
+    with pytest.raises(F.CorruptData, match=r"jmlr2008-fig9.jsonl is not valid JSON at line 2 \(Expecting value"):
+        F.make_figure("jmlr2008-fig9", tmp_path / "figures")
+    path.write_text("\n".join(good) + "\n" + json.dumps({"method": "CCCP"}) + "\n7\n")
+    with pytest.raises(F.CorruptData, match="holds a JSON int at line 4, not a JSON object"):
+        F.make_figure("jmlr2008-fig9", tmp_path / "figures")
+    path.write_text("\n".join(good) + "\n" + good[0][:20])
+    with pytest.warns(RuntimeWarning, match="unterminated last line"):
+        _check_files("jmlr2008-fig9", F.make_figure("jmlr2008-fig9", tmp_path / "figures"))
+
+
+def test_cli_all_reports_a_corrupt_input_and_draws_the_others(monkeypatch, tmp_path, capsys):
+    # --all: the figure with a corrupt input is reported (stderr) and left out of the gallery's
+    # figures, the figure with a missing input is skipped as before, the others are drawn; status 2.
+    keep = {n: F.FIGURES[n] for n in ("jmlr2008-fig1", "jmlr2008-fig2", "jmlr2008-fig9")}
+    keep["jmlr2008-fig9"] = F.FigureSpec(**{**keep["jmlr2008-fig9"].__dict__,
+                                            "inputs": {"data": tmp_path / "absent.jsonl"}})
+    monkeypatch.setattr(F, "FIGURES", keep)
+    out = tmp_path / "out"
+    _work_copy(out, "jmlr2008-fig1.json", "")
+    assert main(["figures", "--all", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("error: jmlr2008-fig1: ") and len(captured.err.strip().splitlines()) == 1
+    assert "jmlr2008-fig9: skipped" in captured.out
+    assert "1 figure(s) made, 1 skipped (missing stored results), 1 not made (corrupt stored input" in captured.out
+    assert (out / "figures" / "jmlr2008-fig2.png").is_file() and not (out / "figures" / "jmlr2008-fig1.png").exists()
+    gallery = (out / "figures" / "README.md").read_text()
+    assert "| jmlr2008-fig1 | JMLR 2008 Fig. 1 | error: " in gallery and "| jmlr2008-fig9 | JMLR 2008 Fig. 9 |" in gallery
+
+
 def test_cli_list_and_errors(capsys, tmp_path):
     assert main(["figures", "--list"]) == 0
     assert "icml2013-fig5" in capsys.readouterr().out
