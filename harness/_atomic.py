@@ -8,6 +8,7 @@ short (:func:`read_lines`).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import uuid
 import warnings
@@ -18,7 +19,7 @@ try:
 except ImportError:  # Windows: no advisory locks; concurrent writers are then the user's to avoid
     fcntl = None
 
-__all__ = ["append_line", "atomic_write", "locked", "read_lines"]
+__all__ = ["append_line", "atomic_write", "locked", "read_lines", "read_records"]
 
 
 def atomic_write(path, data: bytes | str) -> None:
@@ -122,3 +123,29 @@ def read_lines(path) -> list[str]:
         warnings.warn(f"{path}: ignoring an unterminated last line ({len(tail)} characters; a write was cut "
                       "short): its record will be recomputed", RuntimeWarning, stacklevel=2)
     return lines
+
+
+def read_records(path) -> list[dict]:
+    """The JSON objects of a store written by :func:`append_line`, one a line (blank lines skipped;
+    an unterminated last line left out, as by :func:`read_lines`).
+
+    Raises
+    ------
+    ValueError
+        A complete line is not a JSON object: the message names the file and the line, and says
+        to delete that line (its record is then made again) or the file.
+    """
+    records = []
+    for number, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            rec = exc
+        if not isinstance(rec, dict):
+            why = f"not valid JSON ({rec.msg})" if isinstance(rec, json.JSONDecodeError) else "not a JSON object"
+            raise ValueError(f"{path}: line {number} is {why}; delete that line (its record is made again) or "
+                             "the file")
+        records.append(rec)
+    return records

@@ -59,7 +59,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._atomic import append_line, atomic_write, read_lines
+from ._atomic import append_line, atomic_write, read_records
 from .figure_data_boundaries import icml2006_fig4, jmlr2008_fig1
 from .figure_data_records import _Records, biased_split, jmlr2008_fig9, jmlr2008_fig10, sigir2006_curves
 from .paths import work_dir
@@ -183,11 +183,9 @@ def icml2013_fig6(path, only: str | None = None, datasets=None, n_splits: int = 
 
     path = Path(path)
     done = set()
-    for line in read_lines(path):  # a line cut short by a killed run is left out: its split runs again
-        if line.strip():
-            rec = json.loads(line)
-            if "light_l1" in rec:  # the figure reads only the lines with the judged solvers' times
-                done.add((rec["id"], rec["split"], rec["C"]))
+    for rec in read_records(path):  # a line cut short by a killed run is left out: its split runs again
+        if "light_l1" in rec:  # the figure reads only the lines with the judged solvers' times
+            done.add((rec["id"], rec["split"], rec["C"]))
     cells = [(pid, i) for pid in (datasets or list(DATASETS)) for i in range(n_splits)]
     if only is not None and not any(f"{pid}/{i}".startswith(only) for pid, i in cells):
         raise ValueError(f"no cell of icml2013-fig6 has a key starting with {only!r} (--only); its keys look like "

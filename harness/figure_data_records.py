@@ -22,7 +22,7 @@ import numpy as np
 from s3vm_bench.data_registry import Split, derive_seed, jmlr2008_splits, load_dataset, sigir2006_splits
 from s3vm_bench.solvers import get_solver
 
-from ._atomic import append_line, atomic_write, read_lines
+from ._atomic import append_line, atomic_write, read_records
 from .protocol import ProtocolSettings, run_split
 from .paper_settings import SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME
 
@@ -51,10 +51,8 @@ class _Records:
         self.first_key = None  # the first key asked for (an example for an ``only`` that matches none)
         self.partial = path.with_name(path.name + ".partial")
         self.done = {}
-        for line in read_lines(self.partial):  # a record cut short by a killed run is recomputed
-            if line.strip():
-                rec = json.loads(line)
-                self.done[rec["key"]] = rec
+        for rec in read_records(self.partial):  # a record cut short by a killed run is recomputed
+            self.done[rec["key"]] = rec
         self.resumed = len(self.done)
 
     def get(self, key: str, compute, params=None) -> dict:

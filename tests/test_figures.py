@@ -342,6 +342,21 @@ def test_records_resume_and_atomic_finish(tmp_path):
     assert not (tmp_path / "x.jsonl.partial").exists()
 
 
+def test_a_corrupt_line_of_a_partial_records_file_is_named(tmp_path):
+    """A resumed run whose partial file has a line that is not a JSON object: an error naming the
+    file and the line, not a bare JSONDecodeError; an unterminated last line is still left out."""
+    partial = tmp_path / "x.jsonl.partial"
+    partial.write_text('{"key": "a/1", "v": 1}\n{"key": "a/2", \n{"key": "a/3", "v": 3}\n')
+    with pytest.raises(ValueError, match=r"x\.jsonl\.partial: line 2 is not valid JSON .*delete that line"):
+        fd._Records(tmp_path / "x.jsonl")
+    partial.write_text('{"key": "a/1", "v": 1}\n[1, 2]\n')
+    with pytest.raises(ValueError, match="line 2 is not a JSON object"):
+        fd._Records(tmp_path / "x.jsonl")
+    partial.write_text('{"key": "a/1", "v": 1}\n{"key": "a/2", "v"')
+    with pytest.warns(RuntimeWarning, match="unterminated last line"):
+        assert list(fd._Records(tmp_path / "x.jsonl").done) == ["a/1"]
+
+
 def test_records_of_other_parameters_are_computed_again(tmp_path):
     store = fd._Records(tmp_path / "x.jsonl")
     store.get("a/1", lambda: {"params": {"T0": 10.0}, "v": 1}, params={"T0": 10.0})
