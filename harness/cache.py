@@ -26,7 +26,8 @@ def check_row(row) -> str | None:
     ``unlabeled_error`` (and ``test_error``, ``validation_error`` where present) a fraction in
     [0, 1], ``objective`` a finite number or missing (None or NaN: the 5-fold CV reference of JMLR
     2008 Table 8 has none; a solver's NaN outputs fail the cell before a row is made, see
-    :func:`harness.protocol.run_split`) and ``balance_exact`` a bool.
+    :func:`harness.protocol.run_split`), ``balance_exact`` a bool, ``fit_seconds`` a non-negative
+    number and ``timestamp`` a non-empty text (a stored row cut short lacks its last fields).
     """
     if not isinstance(row, dict):
         return f"a {type(row).__name__}, not a row"
@@ -54,6 +55,11 @@ def check_row(row) -> str | None:
         return f"objective {objective!r} is not finite"
     if not isinstance(row.get("balance_exact"), bool):
         return f"balance_exact {row.get('balance_exact')!r} is not a bool"
+    seconds = row.get("fit_seconds")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0.0:
+        return f"fit_seconds {seconds!r} is not a number of seconds"
+    if not isinstance(row.get("timestamp"), str) or not row["timestamp"]:
+        return "no timestamp (a row written only in part)"
     return None
 
 
@@ -146,6 +152,8 @@ class ResultCache:
                     table = read_results_text(path)
                     done = table[table["status"] == "done"]
                     records.update(zip(done["cell_key"], done.to_dict("records")))
+                except ValueError:  # names the file of the store that cannot be read, and what to do
+                    raise
                 except Exception as exc:
                     raise ValueError(f"cannot read the results table {path} ({exc!r}); restore it "
                                      "(in a source checkout: git checkout -- reports/runs), delete it or "

@@ -299,16 +299,30 @@ def check_solver_params(params, solver_cls=None) -> dict:
                          "(the objective and the stored row use them): set them as protocol settings (`s3vm-bench run "
                          "--kernel/--sigma/--C/--C-star/--r-mode`, a spec's settings), not as solver parameters")
     if solver_cls is not None:
-        known = set(solver_cls().get_params(deep=False)) if hasattr(solver_cls, "get_params") else set(params)
+        default = _checked_call(solver_cls, f"{solver_cls.__name__}()")
+        known = set(default.get_params(deep=False)) if hasattr(default, "get_params") else set(params)
         unknown = sorted(k for k in params if k not in known)
         if unknown:
             settable = sorted(known - set(PROTOCOL_PARAMS))
             raise ValueError(f"{solver_cls.__name__} has no parameter {', '.join(map(repr, unknown))}; its parameters "
                              f"are {', '.join(settable) or 'none besides the protocol settings'}")
-        estimator = solver_cls(**params)
+        call = f"{solver_cls.__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+        estimator = _checked_call(lambda: solver_cls(**params), call)
         if callable(getattr(estimator, "check_params", None)):
-            estimator.check_params()  # a bad value fails here, not in every split's fit
+            # A bad value fails here, not in every split's fit.
+            _checked_call(estimator.check_params, f"{call}.check_params()")
     return params
+
+
+def _checked_call(func, call: str):
+    """``func()``; a ValueError or TypeError passes through, any other exception (a solver's own
+    bug, e.g. in an outside solver's constructor) becomes a ValueError naming ``call`` and it."""
+    try:
+        return func()
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:
+        raise ValueError(f"{call} raised {type(exc).__name__}: {exc}") from None
 
 
 @dataclass(frozen=True)

@@ -296,15 +296,25 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[ENV_VAR] = str(args.out)
     try:
         return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        # Ctrl-C: what finished before it is kept (cells in the cache, whole rows in the results
+        # tables, complete store files); reproduce, figures --make-data and optima build go on from
+        # there when run again.
+        print("\ninterrupted: what was finished before is kept (cached cells, rows and files already written)",
+              file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader of the output went away (`s3vm-bench ... | head`): stop quietly, as Unix tools do;
         # stdout is pointed at /dev/null so that the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except OSError as exc:  # e.g. an output folder that cannot be created or written
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"error: {where}{exc.strerror or exc} (the work folder is chosen with --out DIR or {ENV_VAR})",
-              file=sys.stderr)
+    except OSError as exc:  # e.g. an output folder that cannot be created or written, a scheduler not reached
+        if getattr(exc, "filename", None):
+            print(f"error: {exc.filename}: {exc.strerror or exc} (a file or folder that cannot be read or written: "
+                  f"the work folder is chosen with --out DIR or {ENV_VAR}, its parts with the command's options)",
+                  file=sys.stderr)
+        else:
+            print(f"error: {exc}", file=sys.stderr)
         return 2
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .paths import work_dir
+from .paths import check_writable_folder, work_dir
 
 __all__ = ["data_list_command", "data_fetch_command", "data_info_command", "demo_command", "run_command",
            "optima_build_command", "optima_show_command", "compare_command", "reproduce_command",
@@ -274,6 +274,10 @@ def reproduce_command(args) -> int:
     from .reproduce import reproduce
     from .specs import SPECS, UNSPECIFIED
 
+    conflict = _reproduce_conflict(args)
+    if conflict:
+        print(f"error: {conflict}", file=sys.stderr)
+        return 2
     if args.list:
         for key, spec in SPECS.items():
             print(f"{key:18} {spec.title}")
@@ -303,6 +307,12 @@ def reproduce_command(args) -> int:
         if folder.exists() and not folder.is_dir():  # checked before any cell is read or run
             print(f"error: {option} {folder} is a file, not a folder: name a folder", file=sys.stderr)
             return 2
+    if args.verify is None and not args.plan:
+        try:
+            _check_reproduce_outputs(reports, cache, results, computes=not args.from_cache)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if args.verify is not None:
         return _reproduce_verify(args, keys, params, cache, results)
     if args.plan:
@@ -321,6 +331,40 @@ def reproduce_command(args) -> int:
             print_report_head(reports / f"{key}.md")
     failed = sum(c.n_failed for cells in out.values() for c in cells)
     return 1 if failed else 0
+
+
+def _reproduce_conflict(args) -> str | None:
+    """Why the options of ``reproduce`` contradict each other (None if they do not): an option
+    that would be ignored is refused rather than dropped without a word."""
+    if args.list and (args.tables or args.all):
+        return "--list only lists the tables: drop it to run them, or drop the table names and --all"
+    if args.all and args.tables:
+        return f"name tables ({' '.join(args.tables)}) or --all, not both"
+    if args.plan and args.from_cache:
+        return "--plan runs nothing and writes nothing; --from-cache writes the reports: choose one"
+    if args.scheduler and args.backend != "dask":
+        return "--scheduler is the address of a dask scheduler: add --backend dask, or drop --scheduler"
+    return None
+
+
+def _check_reproduce_outputs(reports: Path, cache: Path, results: Path, computes: bool) -> None:
+    """Check, before any cell is read or run, where ``reproduce`` writes: the reports folder always;
+    with ``computes``, the cache folder and the results store (a folder, or a CSV file that is a
+    results table), which get the computed cells. ValueError naming the option at fault."""
+    from .results import is_folder_store
+    from .run import check_results_path
+
+    check_writable_folder("--reports", reports)
+    if not computes:
+        return
+    check_writable_folder("--cache", cache)
+    if is_folder_store(results):
+        if results.exists() and not results.is_dir():
+            raise ValueError(f"--results {results} is a file but not a CSV file (.csv, .csv.gz): name a CSV file "
+                             "or a folder")
+        check_writable_folder("--results", results)
+        return
+    check_results_path(results)  # a CSV file: its folder writable, an existing file a table of whole rows
 
 
 def _reproduce_verify(args, keys, params, cache, results) -> int:

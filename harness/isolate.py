@@ -57,6 +57,9 @@ def death_row(cell, status: str, error: str, seconds: float) -> dict:
 
 
 def _child(conn, cell, time_limit, env):
+    # Ctrl-C reaches the whole process group: the parent handles it (it kills this child on its way
+    # out, run_isolated's ``finally``), so the child does not print a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.update(env or {})
     from threadpoolctl import threadpool_limits
 

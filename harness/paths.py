@@ -22,11 +22,13 @@ results table; a cell found there with its current key is not recomputed.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from s3vm_bench import PACKAGE_DIR
 
-__all__ = ["SHIPPED_REPORTS", "SHIPPED_RESULTS", "DEFAULT_WORK_DIR", "ENV_VAR", "work_dir", "WorkDir"]
+__all__ = ["SHIPPED_REPORTS", "SHIPPED_RESULTS", "DEFAULT_WORK_DIR", "ENV_VAR", "work_dir", "WorkDir",
+           "check_writable_folder"]
 
 #: The reports folder shipped with the package (repository ``reports/``): targets and committed results.
 SHIPPED_REPORTS = PACKAGE_DIR / "reports"
@@ -99,3 +101,42 @@ def work_dir(out=None) -> WorkDir:
         raise ValueError(f"the work folder is empty: name one with --out DIR or {ENV_VAR}, or unset them "
                          f"for ./{DEFAULT_WORK_DIR}")
     return WorkDir(Path(value).expanduser())
+
+
+def check_writable_folder(option: str, folder) -> Path:
+    """Check, before any work, that files can be written in ``folder`` or that it can be created.
+
+    Nothing is created: a file is made and removed at once in ``folder``, or in its nearest
+    existing parent when ``folder`` does not exist yet.
+
+    Parameters
+    ----------
+    option : str
+        The command-line option that named the folder (``"--cache"``), for the message.
+    folder : path
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    ValueError
+        ``folder`` or a parent of it is a file, or no file can be created there (a read-only file
+        system, missing permissions).
+    """
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{option} {folder} is a file, not a folder: name a folder")
+    probe = folder.absolute()
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ValueError(f"{option} {folder} cannot be created: {probe} is a file; name another folder")
+    try:
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{option} {folder} cannot be created or written ({exc.strerror or exc}): "
+                         "name another folder") from None
+    return folder

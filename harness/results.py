@@ -164,7 +164,11 @@ def _read(path, **kwargs) -> pd.DataFrame:
         return pd.DataFrame(columns=COLUMNS)
     frames = []
     for f in files:
-        frame = pd.read_csv(f, **kwargs)
+        try:
+            frame = pd.read_csv(f, **kwargs)
+        except (ValueError, OSError) as exc:  # pandas' ParserError, EmptyDataError; bad gzip, bad UTF-8
+            raise ValueError(f"cannot read the results table {f} ({type(exc).__name__}: {exc}); restore it (in a "
+                             "source checkout: git checkout -- the file), delete it or name another store") from None
         missing = [c for c in (*_IDENTITY, "status") if c not in frame.columns]
         if missing:
             raise ValueError(f"{f} is not a results table of this suite (it has no column {', '.join(missing)}): "

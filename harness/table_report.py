@@ -37,8 +37,14 @@ def _fmt(x, unit):
 
 
 def table_verdict(cells: list[ReportCell]) -> str:
-    """One line: matches / differs (how many, the largest difference) / incomplete."""
-    cells = [c for c in cells if c.in_verdict]
+    """One line: matches / differs (how many, the largest difference) / incomplete, and how many
+    cells have failed runs (a column outside the verdict included: they make ``reproduce`` exit 1)."""
+    failed = sum(1 for c in cells if c.n_failed)
+    line = _judged_line([c for c in cells if c.in_verdict])
+    return line + (f"; {failed} cell(s) with failed runs, see the report" if failed else "")
+
+
+def _judged_line(cells: list[ReportCell]) -> str:
     judged = [c for c in cells if c.verdict in ("within spread", "differs")]
     # Without a value: not run at all, or an average waiting for some of its parts (n > 0).
     missing = [c for c in cells if c.mean is None and not c.n]

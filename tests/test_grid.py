@@ -470,8 +470,20 @@ def test_an_unreadable_results_table_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="cannot read the results table"):
         ResultCache(tmp_path / "cache", table=table).lookup(Cell("t", "2moons", "svm", 0))
     (tmp_path / "keyless.csv").write_text("status,objective\ndone,1.0\n")
-    with pytest.raises(ValueError, match="cannot read the results table"):
+    with pytest.raises(ValueError, match="keyless.csv is not a results table"):
         ResultCache(tmp_path / "cache", table=tmp_path / "keyless.csv").lookup(Cell("t", "2moons", "svm", 0))
+
+
+def test_an_unreadable_file_of_a_folder_store_is_named(tmp_path):
+    """A folder store (one CSV per experiment and data set): the error names the file at fault, not
+    the folder, so that restoring or deleting it does not take the other files with it."""
+    store = tmp_path / "runs"
+    (store / "exp").mkdir(parents=True)
+    header = "experiment,dataset,protocol,split,solver,params,kernel,sigma,C,C_star,r_mode,status\n"
+    (store / "exp" / "a.csv").write_text(header + 'exp,a,jmlr2008,0,svm,{},rbf,1.0,1.0,1.0,exact,done\n')
+    (store / "exp" / "b.csv").write_text(header + 'exp,b,jmlr2008,0,svm,"{,rbf,1.0\n')  # cut inside a quote
+    with pytest.raises(ValueError, match=r"cannot read the results table \S*b\.csv \(ParserError"):
+        ResultCache(tmp_path / "cache", table=store).lookup(Cell("t", "2moons", "svm", 0))
 
 
 def test_solver_hash_ignores_comments_and_docstrings(tmp_path, monkeypatch):

@@ -19,7 +19,7 @@ def _done_row(cell, **fields) -> dict:
     """A valid successful cache row of ``cell`` (harness.grid.check_row) with ``fields`` added."""
     return {"status": "done", "dataset": cell.dataset, "solver": cell.solver, "protocol": cell.protocol,
             "split": cell.split, "params": dict(cell.params), "objective": 1.0, "unlabeled_error": 0.0,
-            "n_binary": 1, "balance_exact": True} | fields
+            "n_binary": 1, "balance_exact": True, "fit_seconds": 1.0, "timestamp": "2026-01-01T00:00:00+00:00"} | fields
 
 
 def _toy_spec():
@@ -107,6 +107,12 @@ def test_cell_and_table_verdicts():
     line = table_verdict([_cell(6.5, 0.8, "6.0"), _cell(9.0, 0.5, "6.0"), missing])
     assert line.startswith("differs: 1 of 2 compared cells") and "+3.0" in line and "1 cell(s) not run" in line
     assert table_verdict([_cell(6.5, 0.8, "6.0")]).startswith("matches: 1 of 1")
+    # Failed runs make reproduce exit 1: the one-line verdict (--summary) says so, counting a column
+    # outside the verdict too.
+    failing = ReportCell("r", "extra", "%", None, "", 7.0, 0.5, 9, 1, in_verdict=False)
+    line = table_verdict([_cell(6.5, 0.8, "6.0"), failing])
+    assert line.startswith("matches: 1 of 1") and line.endswith("; 1 cell(s) with failed runs, see the report")
+    assert "failed" not in table_verdict([_cell(6.5, 0.8, "6.0")])
 
 
 def test_settings_resolution_follows_the_papers_grids():
@@ -715,7 +721,8 @@ def test_stored_optima_cells_stay_out_of_the_verdict_and_count_a_partial_store(t
     assert obj.mean == pytest.approx(np.mean([store["entries"][f"split{i}/class1"]["objective"] for i in (0, 1)]))
     assert "2 of 4 splits in the store" in obj.note and "1 of 2 binary problems certified" in obj.note
     assert "best labeling known" in obj.note
-    assert table_verdict(cells) == "not run"  # only the solver's cells count, and none has a result
+    # Only the solver's cells are judged, and none has a result: its failed runs are counted.
+    assert table_verdict(cells) == "not run; 2 cell(s) with failed runs, see the report"
     # Data that cannot be read leaves the report writable, with the reason in the note.
     def fail(*a, **k):
         raise DataFetchError("no network")

@@ -1,0 +1,137 @@
+"""The command line's checks made before any work, and its handling of an interruption.
+
+Bad output paths, contradicting options and solvers that cannot even be built are refused with a
+one-line ``error:`` and exit status 2 before a split runs (nothing computed is then lost to a
+late failure); Ctrl-C ends a command with a short message and exit status 130, not a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from s3vm_bench.harness.cli import main
+from s3vm_bench.solvers.svm import SVM
+
+
+class CountingSVM(SVM):
+    """SVM that counts its fits in the file named by ``COUNTING_SVM_FILE``: a test can tell whether
+    any split ran."""
+
+    def fit(self, X, y):
+        counter = Path(os.environ["COUNTING_SVM_FILE"])
+        counter.write_text(str(int(counter.read_text() or 0) + 1 if counter.exists() else 1))
+        return super().fit(X, y)
+
+
+class SelfInterruptingSVM(SVM):
+    """SVM that sends itself SIGINT (a Ctrl-C reaching the whole process group) before fitting."""
+
+    def fit(self, X, y):
+        os.kill(os.getpid(), signal.SIGINT)
+        return super().fit(X, y)
+
+
+class InitBoom(SVM):
+    """A solver whose constructor fails with an exception of its own."""
+
+    def __init__(self, C=1.0):
+        raise RuntimeError("init boom")
+
+
+def test_ctrl_c_ends_a_command_with_a_short_message_and_status_130():
+    code = ("import sys\n"
+            "from s3vm_bench.harness import cli\n"
+            "def listing(args):\n"
+            "    raise KeyboardInterrupt\n"
+            "cli.commands.data_list_command = listing\n"
+            "sys.exit(cli.main(['data', 'list']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130
+    assert "interrupted: what was finished before is kept" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_split_process_leaves_ctrl_c_to_the_command(tmp_path, capsys, data_env):
+    """The split's own process ignores SIGINT (the command handles it and kills the process): a
+    SIGINT reaching only the split does not kill it with a traceback of its own."""
+    out_csv = tmp_path / "runs.csv"
+    assert main(["run", "--solver", "tests.test_cli_checks:SelfInterruptingSVM", "--dataset", "g50c", "--splits", "1",
+                 "--results", str(out_csv)]) == 0
+    assert list(pd.read_csv(out_csv).status) == ["done"]
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["afile", "new.txt"])
+def test_run_wants_a_csv_file_for_its_results(tmp_path, capsys, data_env, monkeypatch, name):
+    monkeypatch.setenv("COUNTING_SVM_FILE", str(tmp_path / "calls"))
+    if name == "afile":
+        (tmp_path / name).write_text("")
+    assert main(["run", "--solver", "tests.test_cli_checks:CountingSVM", "--dataset", "g50c", "--splits", "1",
+                 "--results", str(tmp_path / name)]) == 2
+    assert "name a CSV file ending in .csv" in capsys.readouterr().err
+    assert not (tmp_path / "calls").exists()  # no split ran
+    assert not (tmp_path / name).is_dir()
+
+
+def test_run_refuses_a_results_table_with_a_row_written_in_part(tmp_path, capsys, data_env, monkeypatch):
+    out_csv = tmp_path / "runs.csv"
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--splits", "2", "--results", str(out_csv)]) == 0
+    lines = out_csv.read_text().splitlines(keepends=True)
+    assert len(lines) == 3
+    cut = "".join(lines[:2]) + lines[2][:lines[2].index(",exact,") + 7]  # the last row cut after r_mode
+    out_csv.write_text(cut)
+    capsys.readouterr()
+    monkeypatch.setenv("COUNTING_SVM_FILE", str(tmp_path / "calls"))
+    assert main(["run", "--solver", "tests.test_cli_checks:CountingSVM", "--dataset", "g50c", "--splits", "1",
+                 "--results", str(out_csv)]) == 2
+    assert "row(s) 2 (counting from 1 after the header) were written only in part" in capsys.readouterr().err
+    assert out_csv.read_text() == cut
+    assert not (tmp_path / "calls").exists()
+
+
+def test_reproduce_checks_where_it_writes_before_any_cell_runs(tmp_path, capsys, data_env, monkeypatch):
+    monkeypatch.setenv("COUNTING_SVM_FILE", str(tmp_path / "calls"))
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    foreign = tmp_path / "mine.csv"
+    foreign.write_text("a,b\n1,2\n")
+    base = ["reproduce", "jmlr2008-table8", "--datasets", "g50c", "--splits", "1", "--solvers",
+            "tests.test_cli_checks:CountingSVM", "--ignore-store", "--backend", "sequential", "--no-progress",
+            "--out", str(tmp_path / "work")]
+    for extra, message in ((["--results", str(blocker)], f"--results {blocker} is a file but not a CSV file"),
+                           (["--results", str(foreign)], "is not a results table of this suite"),
+                           (["--cache", str(blocker / "cache")], f"--cache {blocker / 'cache'} cannot be created"),
+                           (["--reports", str(blocker / "reports")], "--reports"),
+                           (["--results", str(blocker / "runs.csv")], "its folder cannot be created or written")):
+        assert main(base + extra) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+    assert not (tmp_path / "calls").exists()  # no cell ran
+    assert blocker.read_text() == "x" and foreign.read_text() == "a,b\n1,2\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["jmlr2008-table8", "--all", "--plan"], "or --all, not both"),
+    (["--list", "--all"], "--list only lists the tables"),
+    (["jmlr2008-table8", "--plan", "--from-cache"], "choose one"),
+    (["jmlr2008-table8", "--plan", "--scheduler", "tcp://127.0.0.1:1"], "add --backend dask"),
+])
+def test_reproduce_refuses_options_that_contradict_each_other(argv, message, capsys, tmp_path):
+    assert main(["reproduce", *argv, "--out", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_a_solver_whose_constructor_raises_is_a_one_line_error(capsys, data_env, tmp_path):
+    solver = "tests.test_cli_checks:InitBoom"
+    assert main(["run", "--solver", solver, "--dataset", "g50c", "--splits", "1", "--out", str(tmp_path)]) == 2
+    assert "error: InitBoom() raised RuntimeError: init boom" in capsys.readouterr().err
+    assert main(["reproduce", "jmlr2008-table8", "--solvers", solver, "--plan", "--out", str(tmp_path)]) == 2
+    assert "InitBoom() raised RuntimeError: init boom" in capsys.readouterr().err
