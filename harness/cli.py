@@ -132,11 +132,13 @@ def _add_optima_parser(sub) -> None:
     ob.add_argument("--node-limit", dest="node_limit", type=_positive_int, help="nodes per binary problem")
     ob.add_argument("--seed-truth", dest="seed_truth", action="store_true",
                     help="seed the incumbent with the true labeling (speeds up pruning; recorded)")
-    ob.add_argument("--branching", choices=("nips", "bound", "product"), default="nips",
-                    help="branching rule of solvers.bb (all exact; a rule not yet tried on an uncertified entry "
-                    "retries it)")
-    ob.add_argument("--only", nargs="+", metavar="KEY", help="only these problems, e.g. split6/class0")
-    ob.add_argument("--jobs", type=_positive_int, default=1, help="processes per search (default 1)")
+    ob.add_argument("--branching", choices=("nips", "bound", "product"),
+                    help="branching rule of solvers.bb (default nips; all exact; a rule not yet tried on an "
+                    "uncertified entry retries it)")
+    ob.add_argument("--only", nargs="+", metavar="KEY",
+                    help="only these problems: split<i>/class<k>, e.g. split6/class0 of coil3, split6/class1 of a "
+                    "two-class set (`s3vm-bench optima show SET` lists them)")
+    ob.add_argument("--jobs", type=_positive_int, help="processes per search (default 1)")
     fresh_or_resumed = ob.add_mutually_exclusive_group()  # --force starts over, --resume continues
     fresh_or_resumed.add_argument("--resume", action="store_true",
                                   help="continue the stopped search of an uncertified entry from the frontier it "

@@ -154,14 +154,47 @@ def run_command(args) -> int:
 
 def optima_build_command(args) -> int:
     """``s3vm-bench optima build``: branch-and-bound optima (NIPS 2006 Alg. 1) or, with ``--bounds``,
-    certified lower bounds (:mod:`harness.certify`) of the named sets."""
+    certified lower bounds (:mod:`harness.certify`) of the named sets.
+
+    ``--graph-neighbors`` and ``--max-iter`` are options of the bound search only; ``--node-limit``,
+    ``--seed-truth``, ``--branching``, ``--resume`` and ``--jobs`` of the branch-and-bound search
+    only (a ``--bounds`` build always skips the problems whose bound is stored, and runs in one
+    process); ``--n``, ``--time-limit``, ``--only`` and ``--force`` apply to both. An option of the
+    other kind of build, and a set name that is not of this kind, are refused before anything is
+    computed (status 2); a bad ``--only`` key or ``--n`` and an unreadable store are refused by the
+    build itself, before its first search.
+    """
     from s3vm_bench.data_registry import DataFetchError
 
     from threadpoolctl import threadpool_limits
 
-    from .optima import build, build_bounds
+    from .optima import BOUND_SETS, REFERENCE_SETS, build, build_bounds, get_reference_set, load_bounds, load_store
 
+    if args.bounds:
+        other_kind = (("--node-limit", args.node_limit is not None), ("--seed-truth", args.seed_truth),
+                      ("--branching", args.branching is not None), ("--resume", args.resume),
+                      ("--jobs", args.jobs is not None))
+        why = ("applies to branch-and-bound optima only, not to --bounds (which takes --n, --time-limit, --only, "
+               "--force, --graph-neighbors and --max-iter): drop it")
+    else:
+        other_kind = (("--graph-neighbors", args.graph_neighbors is not None), ("--max-iter", args.max_iter is not None))
+        why = "applies to --bounds only"
+    for option, given in other_kind:
+        if given:
+            print(f"error: {option} {why}", file=sys.stderr)
+            return 2
     try:
+        for name in args.sets:  # every name, and its store, is checked before any set is built
+            if not args.bounds:
+                get_reference_set(name)
+                load_store(name)
+                continue
+            if name not in BOUND_SETS:
+                hint = (f"{name} has branch-and-bound optima instead: drop --bounds" if name in REFERENCE_SETS
+                        else f"name one of {', '.join(BOUND_SETS)}")
+                raise ValueError(f"no certified lower bounds for {name!r}: --bounds builds those of "
+                                 f"{', '.join(BOUND_SETS)} only; {hint}")
+            load_bounds(name)
         if args.bounds:
             # harness.certify: one eigendecomposition per iteration, one BLAS thread as below.
             with threadpool_limits(1):
@@ -171,18 +204,15 @@ def optima_build_command(args) -> int:
                                  graph_neighbors=args.graph_neighbors,
                                  max_iter=250 if args.max_iter is None else args.max_iter)
             return 0
-        for option, value in (("--graph-neighbors", args.graph_neighbors), ("--max-iter", args.max_iter)):
-            if value is not None:
-                print(f"error: {option} applies to --bounds only", file=sys.stderr)
-                return 2
         # Branch and bound factors matrices of at most a few hundred rows, node after node: a
         # second BLAS thread only adds synchronization, and when the cores are busy it waits for
         # one at every node.
         with threadpool_limits(1):
             for name in args.sets:
                 build(name, args.n, time_limit=args.time_limit, node_limit=args.node_limit,
-                      seed_truth=args.seed_truth, force=args.force, branching=args.branching, resume=args.resume,
-                      only=args.only, jobs=args.jobs)
+                      seed_truth=args.seed_truth, force=args.force,
+                      branching="nips" if args.branching is None else args.branching, resume=args.resume,
+                      only=args.only, jobs=1 if args.jobs is None else args.jobs)
     except (ValueError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -239,12 +269,17 @@ def optima_show_command(args) -> int:
 
 
 def compare_command(args) -> int:
-    """``s3vm-bench compare``: a solver against the stored optima or certified lower bounds."""
+    """``s3vm-bench compare``: a solver against the stored optima or certified lower bounds.
+
+    Status 2 for bad input (nothing is run), 1 when the solver raised on a problem
+    (:class:`harness.compare.SolverFailed`: the message names the solver, the problem and the
+    exception; no table is written), 0 otherwise.
+    """
     from s3vm_bench.data_registry import DataFetchError
 
     from threadpoolctl import threadpool_limits
 
-    from .compare import compare, write_csv
+    from .compare import SolverFailed, compare, write_csv
     from .run import parse_params
 
     if args.time_limit is not None and not args.compute_missing:
@@ -252,7 +287,9 @@ def compare_command(args) -> int:
               "or drop it", file=sys.stderr)
         return 2
     try:
-        out = work_dir(args.out).compare / f"{file_stem(args.solver)}.csv"
+        folder = work_dir(args.out).compare
+        check_writable_folder("--out:", folder)  # before any problem is solved
+        out = folder / f"{file_stem(args.solver)}.csv"
         # One BLAS thread, as the grid runs its cells: the problems are small (see optima_build_command)
         # and the solver's time should not depend on how busy the machine's other cores are.
         with threadpool_limits(1):
@@ -260,6 +297,9 @@ def compare_command(args) -> int:
                            compute_missing=args.compute_missing, time_limit=args.time_limit,
                            record_best=args.record_best)
         print(f"per-problem table: {write_csv(rows, out, args.solver)}")
+    except SolverFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError, ImportError, AttributeError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -51,13 +51,39 @@ from .optima import (BOUND_SETS, CERTIFIED_GAP_TOL, binary_problems, bound_probl
 from .grid import check_solver_params
 from .protocol import fit_binary_problems, run_split
 
-__all__ = ["BoundRow", "CompareRow", "RECORD_BEST_RTOL", "compare", "gap_table", "write_csv"]
+__all__ = ["BoundRow", "CompareRow", "RECORD_BEST_RTOL", "SolverFailed", "compare", "gap_table", "write_csv"]
 
 #: ``record_best`` replaces a stored best objective only by one lower by more than this fraction of it
 #: (rounding differences between runs of one solver are about 1e-15 relative).
 RECORD_BEST_RTOL = 1e-9
 #: Added to a bound store's ``best_objective_from`` once ``record_best`` has stored a best objective.
 RECORD_BEST_SOURCE = "`s3vm-bench compare SOLVER --record-best` (best_solver of each entry)"
+
+
+class SolverFailed(RuntimeError):
+    """The compared solver raised on a problem: the message names the solver, the problem (data set,
+    split and the classes being fitted) and the exception (type and message); the exception is its
+    ``__cause__``."""
+
+
+def _fit_or_fail(solver, set_name, split, labels, fit):
+    """``fit()``, the solver's fits on one split; an exception of the solver becomes :class:`SolverFailed`.
+
+    ``labels`` are the classes of the binary problems being fitted (named in the message when the
+    split has one, or when they are a subset of its problems).
+    """
+    try:
+        return fit()
+    except Exception as exc:  # whatever the solver raises: compare has no row of a failed fit
+        name = solver.rsplit(":", 1)[-1] if ":" in solver else solver
+        where = f"{set_name} split {split.index}"
+        if len(labels) == 1:
+            where += f" class {labels[0]}"
+        elif labels:
+            where += f" (classes {', '.join(str(c) for c in labels)})"
+        first = str(exc).strip().splitlines()
+        raise SolverFailed(f"{name} failed on {where}: {type(exc).__name__}"
+                           + (f": {first[0]}" if first else "")) from exc
 
 
 @dataclass
@@ -157,8 +183,10 @@ def _compare_bounds(solver, solver_cls, params, set_name, n, *, compute_missing,
             echo(f"{'problem':>14} {'objective':>10} {'bound':>10} {'gap%':>8} {'best':>10} {'best gap%':>9} "
                  f"{'unl.err%':>8} {'seconds':>8}")
         bounded = [(prob, e) for prob, e in zip(problems, entries) if e is not None]  # the others are named above
+        labels = [prob.label for prob, _ in bounded]
         t0 = time.perf_counter()
-        fitted, _ = fit_binary_problems(solver_cls, params, ds, split, s, classes=[prob.label for prob, _ in bounded])
+        fitted, _ = _fit_or_fail(solver, set_name, split, labels,
+                                 lambda: fit_binary_problems(solver_cls, params, ds, split, s, classes=labels))
         seconds = time.perf_counter() - t0
         found = []
         for (prob, e), b in zip(bounded, fitted):
@@ -210,7 +238,25 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
     record_best : bool
         For a bound set: record the solver's balanced objectives that are below the stored best
         objective of their problem in the bound store of the work folder (module docstring).
+
+    Raises
+    ------
+    ValueError
+        Before the solver runs at all: an unknown set name, a store that cannot be read, an unknown
+        solver or parameter; before it runs on a set: a missing optimum or bound of that set
+        (without ``compute_missing``).
+    SolverFailed
+        The solver raised on a problem (nothing more is run).
     """
+    for set_name in set_names:  # every name, and its store, is checked before any solver runs
+        if set_name in BOUND_SETS:
+            load_bounds(set_name, directory)
+            continue
+        try:
+            get_reference_set(set_name)
+        except ValueError as exc:
+            raise ValueError(f"{exc}; the sets with certified lower bounds: {', '.join(BOUND_SETS)}") from None
+        load_store(set_name, directory)
     if record_best and not any(name in BOUND_SETS for name in set_names):
         raise ValueError(f"--record-best records best objectives beside certified lower bounds: name one of "
                          f"{', '.join(BOUND_SETS)} in --datasets")
@@ -251,7 +297,8 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
             todo.append((ds, split, problems, entries))
         for ds, split, problems, entries in todo:
             t0 = time.perf_counter()
-            res = run_split(solver_cls, params, ds, split, s)
+            res = _fit_or_fail(solver, set_name, split, [p.label for p in problems],
+                               lambda: run_split(solver_cls, params, ds, split, s))
             seconds = time.perf_counter() - t0
             same = all(np.array_equal(np.where(b.unlabeled_outputs > 0, 1.0, -1.0), labels_from_str(e["labels"]))
                        for e, b in zip(entries, res.binary))

@@ -52,7 +52,7 @@ from s3vm_bench.solvers.numerics import check_int, kernel_newton
 from .optima_bounds import (CERTIFIED_GAP_TOL, best_run_objectives, bound_entry, bound_gram, bound_problems,
                             build_bounds, solver_spec, table8_rows)
 from .optima_store import (BOUND_SETS, OPTIMA_DIR, _closure_sha, _frontier_from_json, _frontier_to_json,
-                           labels_from_str, labels_to_str, load_bounds, load_store, lookup, lookup_bound,
+                           check_only, labels_from_str, labels_to_str, load_bounds, load_store, lookup, lookup_bound,
                            save_bounds, save_store)
 from .protocol import _gram
 from .reference_sets import REFERENCE_SETS, BinaryProblem, ReferenceSet, binary_problems, get_reference_set
@@ -312,11 +312,7 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     store = load_store(set_name, directory)
     made = {}
     if only is not None:
-        labels = {p.label for p in binary_problems(set_name, *_made(ref, made, 0), ref.settings)}
-        bad = sorted(only - {f"split{i}/class{c}" for i in range(n) for c in labels})
-        if bad:
-            raise ValueError(f"{set_name} has no problem {', '.join(bad)} among its first {n} splits "
-                             "(keys look like split6/class0; see `s3vm-bench optima show`)")
+        check_only(set_name, only, n, [p.label for p in binary_problems(set_name, *_made(ref, made, 0), ref.settings)])
     for i in range(n):
         ds, split = _made(ref, made, i)
         gram = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .optima_store import (BOUND_RUNS_TABLE, BOUND_SETS, _check_bound_set, _closure_sha, load_bounds,
+from .optima_store import (BOUND_RUNS_TABLE, BOUND_SETS, _check_bound_set, _closure_sha, check_only, load_bounds,
                            save_bounds)
 from .protocol import _gram
 from .reference_sets import BinaryProblem, binary_problems
@@ -131,15 +131,26 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     running at the same time keep each other's entries. ``graph_neighbors`` and ``max_iter``
     (iterations per smoothing stage): see :func:`harness.certify.optimize_bound` (None: graph
     weights on every unlabeled pair).
+
+    Raises
+    ------
+    ValueError
+        Before any bound is computed: ``dataset`` is not one of :data:`BOUND_SETS`, ``n < 1``, a
+        key of ``only`` is not a problem of the first ``n`` splits, or the store cannot be read.
     """
+    from s3vm_bench.data_registry import get_spec
     from s3vm_bench.solvers import get_solver
 
     from .certify import optimize_bound
     from .protocol import fit_binary_problems
 
+    _check_bound_set(dataset)
     n = BOUND_SETS[dataset] if n is None else int(n)
     if n < 1:
         raise ValueError(f"the number of splits must be >= 1, got {n}")
+    n_classes = get_spec(dataset).expected_shape[2]
+    # the classes of the binary problems, as binary_problems orders them: class 1 of a two-class set
+    check_only(dataset, only, n, range(1, 2) if n_classes == 2 else range(n_classes), show="optima show --bounds")
     store = load_bounds(dataset, directory)
     best = best_run_objectives(dataset)
     only = None if only is None else set(only)

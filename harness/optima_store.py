@@ -21,8 +21,8 @@ from ._atomic import atomic_write
 from .paths import work_dir
 from .reference_sets import BinaryProblem, ReferenceSet, get_reference_set
 
-__all__ = ["OPTIMA_DIR", "BOUND_SETS", "labels_from_str", "labels_to_str", "load_bounds", "load_store", "lookup",
-           "lookup_bound", "save_bounds", "save_store"]
+__all__ = ["OPTIMA_DIR", "BOUND_SETS", "check_only", "labels_from_str", "labels_to_str", "load_bounds", "load_store",
+           "lookup", "lookup_bound", "save_bounds", "save_store"]
 
 #: The certified optima shipped with the package (read only, except from a source checkout with ``--out .``).
 OPTIMA_DIR = Path(__file__).with_name("optima")
@@ -63,16 +63,72 @@ def load_store(set_name: str, directory=None) -> dict:
 
 
 def _read(path: Path, fmt: int) -> dict:
-    """The store in ``path``; ValueError if it is not of format ``fmt``."""
-    store = json.loads(path.read_text("utf-8"))
+    """The store in ``path``.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a store (empty, cut short, not JSON, not an object with an
+        ``entries`` object; the message names the file and how to recover it,
+        :func:`_unreadable`), or a store of another format than ``fmt``.
+    """
+    try:
+        store = json.loads(path.read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _unreadable(path, "empty" if not path.stat().st_size else f"not valid JSON: {exc}") from None
+    if not isinstance(store, dict) or not isinstance(store.get("entries"), dict):
+        raise _unreadable(path, "not a JSON object with an \"entries\" object")
     if store.get("format") != fmt:
         raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {fmt}")
     return store
 
 
+def _unreadable(path: Path, why: str) -> ValueError:
+    """The error for a store file that cannot be read: it names ``path``, says ``why``, and says to
+    restore the file (from the shipped copy, when there is one and it is another file) or to delete
+    it. Nothing is written over such a file: every build reads its store first."""
+    shipped = OPTIMA_DIR / path.name
+    if shipped.is_file() and not (path.is_file() and path.resolve() == shipped.resolve()):
+        fix = (f"restore it (copy the shipped {shipped} over it) or delete it (the shipped store is then read; "
+               "the entries computed into this copy are lost)")
+    elif shipped.is_file():
+        fix = "it is the shipped store: restore it from the package's source, or reinstall the package"
+    else:
+        fix = "restore it from a backup or delete it (the entries it held are then computed again)"
+    return ValueError(f"the stored reference file {path} cannot be read ({why}): {fix}")
+
+
 def save_store(store: dict, directory=None) -> Path:
     """Write a store of optima (:func:`_save`) as ``<set>.json``."""
     return _save(store, f"{store['set']}.json", directory)
+
+
+def check_only(set_name: str, only, n: int, labels, show: str = "optima show") -> None:
+    """Raise ``ValueError`` unless every key of ``only`` names a problem among the first ``n``.
+
+    Parameters
+    ----------
+    set_name : str
+        The reference set or bound set the keys are of.
+    only : iterable of str or None
+        Entry keys ``split<i>/class<k>``; None checks nothing.
+    n : int
+        The splits (or realizations) asked for: ``i`` must be in ``0..n-1``.
+    labels : iterable of int
+        The classes of the set's binary problems (``k``), e.g. ``[1]`` for a two-class set.
+    show : str
+        The ``s3vm-bench`` command that lists the stored keys, named in the message.
+
+    The message lists the unknown keys and the first and last of the real ones.
+    """
+    if only is None:
+        return
+    keys = [f"split{i}/class{c}" for i in range(n) for c in sorted(int(c) for c in labels)]
+    bad = sorted(set(only) - set(keys))
+    if bad:
+        real = keys[0] if len(keys) == 1 else f"{keys[0]} .. {keys[-1]}"
+        raise ValueError(f"{set_name} has no problem {', '.join(bad)} among its first {n} split(s): its keys are "
+                         f"{real} (see `s3vm-bench {show} {set_name}`)")
 
 
 def _sort_key(key: str):

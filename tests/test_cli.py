@@ -234,3 +234,101 @@ def test_a_closed_output_pipe_ends_the_command_quietly():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr == ""
+
+
+def test_optima_build_bounds_of_a_set_without_bounds_names_the_bound_sets(capsys, monkeypatch):
+    """Every name is checked before any bound is built; the message lists the bound sets of the code."""
+    from s3vm_bench.harness import optima
+
+    calls = []
+    monkeypatch.setattr(optima, "build_bounds", lambda *a, **kw: calls.append(a) or {})
+    for argv, hint in ((["two_moons"], "two_moons has branch-and-bound optima instead: drop --bounds"),
+                       (["g50c", "two_moons"], "drop --bounds"), (["nosuch"], "name one of")):
+        assert main(["optima", "build", *argv, "--bounds"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: no certified lower bounds for ") and len(err.strip().splitlines()) == 1
+        assert ", ".join(optima.BOUND_SETS) in err and hint in err
+    assert calls == []
+
+
+@pytest.mark.parametrize("option", [["--resume"], ["--node-limit", "5"], ["--seed-truth"], ["--branching", "nips"],
+                                    ["--jobs", "1"]])
+def test_optima_build_bounds_refuses_the_options_of_branch_and_bound(option, capsys, monkeypatch):
+    from s3vm_bench.harness import optima
+
+    calls = []
+    monkeypatch.setattr(optima, "build_bounds", lambda *a, **kw: calls.append(a) or {})
+    assert main(["optima", "build", "g50c", "--bounds", *option]) == 2
+    assert (f"error: {option[0]} applies to branch-and-bound optima only, not to --bounds"
+            in capsys.readouterr().err)
+    assert calls == []
+
+
+def test_optima_build_bounds_refuses_an_unknown_only_key_before_any_work(capsys, data_env, work_folder):
+    assert main(["optima", "build", "g50c", "--bounds", "--only", "nosuch", "split3/class0"]) == 2
+    err = capsys.readouterr().err
+    assert "g50c has no problem nosuch, split3/class0 among its first 10 split(s)" in err
+    assert "its keys are split0/class1 .. split9/class1" in err
+    assert not (work_folder / "optima").exists()
+
+
+def test_optima_build_only_suggests_the_sets_real_keys(capsys):
+    assert main(["optima", "build", "two_moons", "--n", "2", "--only", "split6/class0"]) == 2
+    err = capsys.readouterr().err
+    assert "two_moons has no problem split6/class0 among its first 2 split(s): its keys are split0/class1 .. " \
+           "split1/class1" in err
+    assert main(["optima", "build", "coil3", "--n", "1", "--only", "split0/class3"]) == 2
+    assert "its keys are split0/class0 .. split0/class2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", ["", '{"format": 1, "set": "two_moons", "entr', "[]"])
+def test_a_corrupt_store_is_named_with_what_to_do_and_never_overwritten(content, capsys, work_folder, monkeypatch):
+    import s3vm_bench.harness.compare as harness_compare
+
+    runs = []
+    monkeypatch.setattr(harness_compare, "run_split", lambda *a, **k: runs.append(a))
+    store = work_folder / "optima" / "two_moons.json"
+    store.parent.mkdir()
+    store.write_text(content)
+    for argv in (["optima", "build", "two_moons", "--n", "1"], ["compare", "svm", "--datasets", "two_moons",
+                                                               "--splits", "1"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: the stored reference file {store} cannot be read")
+        assert "restore it" in err and "or delete it" in err and len(err.strip().splitlines()) == 1
+    assert store.read_text() == content and runs == []
+
+
+def test_a_corrupt_bound_store_is_named_before_any_solver_runs(capsys, work_folder, monkeypatch):
+    import s3vm_bench.harness.compare as harness_compare
+
+    runs = []
+    monkeypatch.setattr(harness_compare, "fit_binary_problems", lambda *a, **k: runs.append(a))
+    store = work_folder / "optima" / "bounds-g50c.json"
+    store.parent.mkdir()
+    store.write_text("")
+    assert main(["compare", "svm", "--datasets", "two_moons", "g50c", "--splits", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"{store} cannot be read (empty): restore it" in err and "or delete it" in err
+    assert store.read_text() == "" and runs == []
+    assert main(["optima", "build", "g50c", "--bounds", "--n", "1"]) == 2
+    assert f"{store} cannot be read (empty)" in capsys.readouterr().err and store.read_text() == ""
+
+
+def test_compare_checks_every_set_name_before_any_solver_runs(capsys, monkeypatch):
+    import s3vm_bench.harness.compare as harness_compare
+
+    runs = []
+    monkeypatch.setattr(harness_compare, "run_split", lambda *a, **k: runs.append(a))
+    assert main(["compare", "svm", "--datasets", "two_moons", "nosuch", "--splits", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert "no reference optima for 'nosuch'" in err and "g50c" in err
+    assert runs == [] and "summary" not in out
+
+
+def test_compare_names_the_problem_a_solver_raised_on(capsys, data_env, work_folder):
+    """On a bound set as on a reference set: status 1, one line naming solver, problem and exception."""
+    assert main(["compare", "tests._bad_solvers:Raiser", "--datasets", "g50c", "--splits", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err == "error: Raiser failed on g50c split 0 class 1: RuntimeError: deliberate failure in fit\n"
+    assert not (work_folder / "results" / "compare").exists()

@@ -156,3 +156,26 @@ def test_asv_suite_takes_extra_solvers_from_the_environment(solver_file, monkeyp
     names = P.solver_names()
     assert names.count("svm") == 1 and names[-1] == spec
     assert P.skip_reason(spec, "two_moons") is None
+
+
+def test_compare_names_the_problem_an_outside_solver_raised_on(tmp_path, work_folder, capsys):
+    """A solver whose fit raises: status 1 and one line naming it, the problem and the exception (no
+    traceback), and no per-problem table."""
+    path = tmp_path / "raises.py"
+    path.write_text(textwrap.dedent('''
+        from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+        class Boom(ClassifierMixin, BaseEstimator):
+            def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None):
+                self.kernel, self.sigma, self.C, self.C_star, self.r = kernel, sigma, C, C_star, r
+
+            def fit(self, X, y):
+                raise RuntimeError("boom in fit")
+
+            def decision_function(self, X):
+                return X[:, 0]
+    '''))
+    assert main(["compare", f"{path}:Boom", "--datasets", "two_moons", "--splits", "1"]) == 1
+    assert capsys.readouterr().err == "error: Boom failed on two_moons split 0 class 1: RuntimeError: boom in fit\n"
+    assert not (work_folder / "results" / "compare").exists()
