@@ -125,15 +125,23 @@ def read_lines(path) -> list[str]:
     return lines
 
 
-def read_records(path) -> list[dict]:
+def read_records(path, bad=None) -> list[dict]:
     """The JSON objects of a store written by :func:`append_line`, one a line (blank lines skipped;
     an unterminated last line left out, as by :func:`read_lines`).
+
+    Parameters
+    ----------
+    path : path-like
+    bad : callable, optional
+        ``bad(number, why)`` makes the exception raised for a complete line that is not a JSON
+        object (``number`` counts from 1, ``why`` reads after "line N is", e.g. "not valid JSON
+        (Expecting value at column 1)"); by default a ValueError naming the file and the line and
+        saying to delete that line (its record is then made again) or the file.
 
     Raises
     ------
     ValueError
-        A complete line is not a JSON object: the message names the file and the line, and says
-        to delete that line (its record is then made again) or the file.
+        (or what ``bad`` makes) A complete line is not a JSON object.
     """
     records = []
     for number, line in enumerate(read_lines(path), start=1):
@@ -142,10 +150,13 @@ def read_records(path) -> list[dict]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            rec = exc
-        if not isinstance(rec, dict):
-            why = f"not valid JSON ({rec.msg})" if isinstance(rec, json.JSONDecodeError) else "not a JSON object"
-            raise ValueError(f"{path}: line {number} is {why}; delete that line (its record is made again) or "
-                             "the file")
-        records.append(rec)
+            why = f"not valid JSON ({exc.msg} at column {exc.colno})"
+        else:
+            if isinstance(rec, dict):
+                records.append(rec)
+                continue
+            why = f"a JSON {type(rec).__name__}, not a JSON object"
+        if bad is not None:
+            raise bad(number, why)
+        raise ValueError(f"{path}: line {number} is {why}; delete that line (its record is made again) or the file")
     return records

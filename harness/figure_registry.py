@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ._atomic import read_lines
+from ._atomic import read_records
 from .paths import SHIPPED_REPORTS, work_dir
 
 __all__ = ["FIGURES", "FigureSpec", "MissingData", "CorruptData", "REPORTS_DIR"]
@@ -159,7 +159,7 @@ def _read_jsonl(path, what: str) -> list:
     """The records (JSON objects, one a line) of the JSON-lines file ``path``.
 
     Blank lines are skipped; an unterminated last line (a write cut short) is left out with a
-    warning (:func:`harness._atomic.read_lines`).
+    warning (:func:`harness._atomic.read_records`).
 
     Raises
     ------
@@ -171,21 +171,10 @@ def _read_jsonl(path, what: str) -> list:
         file is not UTF-8.
     """
     try:
-        lines = read_lines(_need(path, what))
+        rows = read_records(_need(path, what),
+                            bad=lambda number, why: _corrupt(path, f"is not readable: line {number} is {why}", what))
     except UnicodeDecodeError as exc:
         raise _corrupt(path, f"is not UTF-8 text (byte {exc.start})", what) from None
-    rows = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _corrupt(path, f"is not valid JSON at line {number} ({exc.msg} at column {exc.colno})",
-                           what) from None
-        if not isinstance(row, dict):
-            raise _corrupt(path, f"holds a JSON {type(row).__name__} at line {number}, not a JSON object", what)
-        rows.append(row)
     if not rows:
         raise MissingData(f"{path} holds no result; {what}")
     return rows

@@ -223,17 +223,23 @@ def test_reproduce_ignore_store_flag_has_two_spellings(flag):
     assert build_parser().parse_args(["reproduce", "jmlr2008-table8"]).no_table is False
 
 
-def test_a_closed_output_pipe_ends_the_command_quietly():
-    """``s3vm-bench ... | head``: the reader leaving is no error to report (no traceback, no "error:")."""
+@pytest.mark.parametrize("raised, status, stderr", [
+    # `s3vm-bench ... | head`: the reader leaving is no error to report (no traceback, no "error:").
+    ("BrokenPipeError(32, 'Broken pipe')", 1, ""),
+    # Ctrl-C: a short message saying what is kept, status 130 (128 + SIGINT), no traceback.
+    ("KeyboardInterrupt", 130,
+     "\ninterrupted: what was finished before is kept (cached cells, rows and files already written)\n"),
+])
+def test_a_closed_output_pipe_or_ctrl_c_ends_the_command_without_a_traceback(raised, status, stderr):
     code = ("import sys\n"
             "from s3vm_bench.harness import cli\n"
             "def listing(args):\n"
-            "    raise BrokenPipeError(32, 'Broken pipe')\n"
+            f"    raise {raised}\n"
             "cli.commands.data_list_command = listing\n"
             "sys.exit(cli.main(['data', 'list']))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1
-    assert proc.stderr == ""
+    assert proc.returncode == status
+    assert proc.stderr == stderr
 
 
 def test_optima_build_bounds_of_a_set_without_bounds_names_the_bound_sets(capsys, monkeypatch):

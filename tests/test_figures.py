@@ -246,12 +246,12 @@ def test_corrupt_middle_line_of_stored_jsonl_is_an_error_with_its_line(tmp_path,
     path = _work_copy(tmp_path, "jmlr2008-fig9.jsonl", "\n".join([good[0], "garbage{", good[1]]) + "\n")
     assert main(["figures", "jmlr2008-fig9", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"error: jmlr2008-fig9: {path} is not valid JSON at line 2 ")
+    assert len(err) == 1 and err[0].startswith(f"error: jmlr2008-fig9: {path} is not readable: line 2 is not valid JSON ")
     assert err[0].endswith("or delete it and run `s3vm-bench figures --make-data jmlr2008-fig9`")
-    with pytest.raises(F.CorruptData, match=r"jmlr2008-fig9.jsonl is not valid JSON at line 2 \(Expecting value"):
+    with pytest.raises(F.CorruptData, match=r"jmlr2008-fig9.jsonl is not readable: line 2 is not valid JSON \(Expecting value"):
         F.make_figure("jmlr2008-fig9", tmp_path / "figures")
     path.write_text("\n".join(good) + "\n" + json.dumps({"method": "CCCP"}) + "\n7\n")
-    with pytest.raises(F.CorruptData, match="holds a JSON int at line 4, not a JSON object"):
+    with pytest.raises(F.CorruptData, match="is not readable: line 4 is a JSON int, not a JSON object"):
         F.make_figure("jmlr2008-fig9", tmp_path / "figures")
     path.write_text("\n".join(good) + "\n" + good[0][:20])
     with pytest.warns(RuntimeWarning, match="unterminated last line"):
@@ -350,7 +350,7 @@ def test_a_corrupt_line_of_a_partial_records_file_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"x\.jsonl\.partial: line 2 is not valid JSON .*delete that line"):
         fd._Records(tmp_path / "x.jsonl")
     partial.write_text('{"key": "a/1", "v": 1}\n[1, 2]\n')
-    with pytest.raises(ValueError, match="line 2 is not a JSON object"):
+    with pytest.raises(ValueError, match="line 2 is a JSON list, not a JSON object"):
         fd._Records(tmp_path / "x.jsonl")
     partial.write_text('{"key": "a/1", "v": 1}\n{"key": "a/2", "v"')
     with pytest.warns(RuntimeWarning, match="unterminated last line"):
