@@ -79,10 +79,18 @@ def _load_file(path_text: str):
     sys.modules[name] = module  # before exec: the module may refer to itself (dataclasses, pickling)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # SystemExit: a script's sys.exit() run on import
         del sys.modules[name]
-        raise ValueError(f"solver file {path_text!r} could not be imported: {type(exc).__name__}: {exc}") from exc
+        raise ValueError(f"solver file {path_text!r} could not be imported: {type(exc).__name__}: {exc}"
+                         + _script_hint(exc)) from exc
     return module
+
+
+def _script_hint(exc: BaseException) -> str:
+    """What to do when importing a solver's module ran a script's ``sys.exit()``."""
+    if isinstance(exc, SystemExit):
+        return " (the module calls sys.exit() when imported: put its script part under `if __name__ == \"__main__\":`)"
+    return ""
 
 
 def check_solver_class(cls, name: str):
@@ -137,9 +145,9 @@ def get_solver(name: str):
         except ModuleNotFoundError as exc:
             raise ValueError(f"solver {name!r}: no module named {exc.name!r} (install it, add its folder to "
                              "PYTHONPATH, or name the file: 'path/to/file.py:Class')") from None
-        except Exception as exc:  # the module's own code failed
+        except (Exception, SystemExit) as exc:  # the module's own code failed, or exited
             raise ValueError(f"solver {name!r}: module {module_name!r} could not be imported: "
-                             f"{type(exc).__name__}: {exc}") from exc
+                             f"{type(exc).__name__}: {exc}" + _script_hint(exc)) from exc
     try:
         cls = getattr(module, cls_name)
     except AttributeError:

@@ -73,6 +73,10 @@ def test_a_file_names_a_solver_and_its_contract_is_checked(solver_file):
     broken.write_text("def oops(:\n")
     with pytest.raises(ValueError, match="could not be imported: SyntaxError"):
         get_solver(f"{broken}:X")
+    script = solver_file.with_name("script.py")
+    script.write_text("import sys\nsys.exit(5)\n")
+    with pytest.raises(ValueError, match=r"could not be imported: SystemExit: 5 \(the module calls sys.exit\(\)"):
+        get_solver(f"{script}:X")
     table = solver_file.with_name("table.csv")
     table.write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="is not a Python source file"):
