@@ -16,7 +16,7 @@ from .catalog import Dataset
 
 __all__ = ["Split", "derive_seed", "stratified_sizes", "jmlr2008_splits", "icml2006_splits",
            "icml2013_splits", "sigir2006_splits", "JMLR2008_LABELED", "ICML2006_SIZES", "PROTOCOLS",
-           "make_splits"]
+           "check_protocol", "make_splits"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
@@ -191,8 +191,13 @@ PROTOCOLS = {"jmlr2008": jmlr2008_splits, "icml2006": icml2006_splits, "icml2013
              "sigir2006": sigir2006_splits}
 
 
+def check_protocol(protocol: str) -> str:
+    """``protocol`` if it names a split protocol of :data:`PROTOCOLS`; ValueError listing them otherwise."""
+    if not isinstance(protocol, str) or protocol not in PROTOCOLS:
+        raise ValueError(f"unknown split protocol {protocol!r}; choose one of {sorted(PROTOCOLS)}")
+    return protocol
+
+
 def make_splits(ds: Dataset, protocol: str, **kwargs) -> list[Split]:
     """Dispatch to a protocol by name (``jmlr2008``, ``icml2006``, ``icml2013``, ``sigir2006``)."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown split protocol {protocol!r}; choose one of {sorted(PROTOCOLS)}")
-    return PROTOCOLS[protocol](ds, **kwargs)
+    return PROTOCOLS[check_protocol(protocol)](ds, **kwargs)

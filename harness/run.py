@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from s3vm_bench.data_registry import load_dataset, make_splits
+from s3vm_bench.data_registry.splits import check_protocol
 from s3vm_bench.solvers import get_solver
 
 from .grid import Cell, check_solver_params
@@ -86,6 +87,7 @@ def run_solver(solver: str, dataset: str, *, n_splits: int = 10, protocol: str =
         raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
     solver_cls = get_solver(solver)
     params = check_solver_params(params, solver_cls)  # unknown names and refused values fail before any work
+    check_protocol(protocol)  # before the results' folder is made
     path = None if results is None else check_results_path(results)
     ds = load_dataset(dataset)
     settings = settings or ProtocolSettings.for_dataset(ds.name)

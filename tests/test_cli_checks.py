@@ -121,3 +121,11 @@ def test_a_solver_whose_constructor_raises_is_a_one_line_error(capsys, data_env,
     assert "error: InitBoom() raised RuntimeError: init boom" in capsys.readouterr().err
     assert main(["reproduce", "jmlr2008-table8", "--solvers", solver, "--plan", "--out", str(tmp_path)]) == 2
     assert "InitBoom() raised RuntimeError: init boom" in capsys.readouterr().err
+
+
+def test_run_refuses_an_unknown_protocol_before_making_any_folder(capsys, data_env, tmp_path):
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--protocol", "bogus",
+                 "--out", str(tmp_path / "work")]) == 2
+    assert "unknown split protocol 'bogus'; choose one of ['icml2006', 'icml2013', 'jmlr2008', 'sigir2006']" \
+        in capsys.readouterr().err
+    assert not (tmp_path / "work").exists()
