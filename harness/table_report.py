@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ._atomic import atomic_write, locked
-from .paths import work_dir
+from .paths import SHIPPED_REPORTS, work_dir
 from .report_cells import NO_SPREAD, ReportCell
 from .specs import SPECS, UNSPECIFIED, TableSpec
 
@@ -167,8 +167,12 @@ def write_index(directory=None) -> Path:
              "Verdict: a cell is *within spread* when our mean is within our split-to-split standard deviation "
              "of the paper's value (or equal at the paper's printed precision); a cell from a single split "
              "that is not equal has no spread and is not judged; times are not judged.", ""]
-    if (directory / DIFFERENCES).exists():
-        lines += [f"Why tables differ, as far as the project has measured or suspects: [{DIFFERENCES}]({DIFFERENCES}) "
+    # The work folder's own copy, else the one shipped with the package (a work folder has none).
+    differences = (DIFFERENCES if (directory / DIFFERENCES).exists()
+                   else (SHIPPED_REPORTS / DIFFERENCES).resolve().as_uri() if (SHIPPED_REPORTS / DIFFERENCES).exists()
+                   else None)
+    if differences:
+        lines += [f"Why tables differ, as far as the project has measured or suspects: [{DIFFERENCES}]({differences}) "
                   "(written by hand; where a number there and a report disagree, the report is current).", ""]
     lines += ["| table | what | splits | verdict |", "|---|---|---|---|"]
     for key in sorted(set(SPECS) | set(UNSPECIFIED) | set(index), key=_table_order):
