@@ -46,8 +46,8 @@ import numpy as np
 from s3vm_bench.solvers import get_solver
 
 from .optima import (BOUND_SETS, CERTIFIED_GAP_TOL, binary_problems, bound_problems, build_bounds, certify,
-                     evaluate_optimum, get_reference_set, labels_from_str, load_bounds, load_store, lookup, lookup_bound,
-                     save_bounds, save_store)
+                     check_bound_count, evaluate_optimum, get_reference_set, labels_from_str, load_bounds, load_store,
+                     lookup, lookup_bound, save_bounds, save_store)
 from .grid import check_solver_params
 from .protocol import fit_binary_problems, run_split
 
@@ -154,9 +154,7 @@ def _record_best(set_name, found, who, directory, echo):
 def _compare_bounds(solver, solver_cls, params, set_name, n, *, compute_missing, time_limit, directory, echo,
                     record_best=False):
     """The rows of one bound set (module docstring); see :func:`compare`."""
-    count = BOUND_SETS[set_name] if n is None else int(n)
-    if count < 1:
-        raise ValueError(f"the number of problems must be >= 1, got {count}")
+    count = check_bound_count(set_name, BOUND_SETS[set_name] if n is None else int(n))
     store = load_bounds(set_name, directory)
     todo = []
     for i in range(count):  # every bound is looked up (or computed) before any solver runs

@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from s3vm_bench.solvers.numerics import check_int, kernel_newton
 
 from .optima_bounds import (CERTIFIED_GAP_TOL, best_run_objectives, bound_entry, bound_gram, bound_problems,
-                            build_bounds, solver_spec, table8_rows)
+                            build_bounds, check_bound_count, solver_spec, table8_rows)
 from .optima_store import (BOUND_SETS, OPTIMA_DIR, _closure_sha, _frontier_from_json, _frontier_to_json,
                            check_only, labels_from_str, labels_to_str, load_bounds, load_store, lookup, lookup_bound,
                            save_bounds, save_store)
@@ -61,7 +61,7 @@ __all__ = ["REFERENCE_SETS", "OPTIMA_DIR", "BinaryProblem", "ReferenceSet", "Sto
            "build", "certify", "evaluate_optimum", "get_reference_set", "load_store", "lookup", "merge_entries",
            "optimum_model", "save_store", "stored_optimum", "BOUND_SETS", "best_run_objectives", "bound_problems",
            "build_bounds", "load_bounds", "lookup_bound", "save_bounds", "solver_spec", "table8_rows",
-           "CERTIFIED_GAP_TOL", "bound_entry", "bound_gram", "labels_from_str", "labels_to_str"]
+           "CERTIFIED_GAP_TOL", "bound_entry", "bound_gram", "check_bound_count", "labels_from_str", "labels_to_str"]
 
 # ------------------------------------------------------------------------------------ compute
 def certify(problem: BinaryProblem, *, time_limit=None, node_limit=None, seed_truth=False, gram=None,

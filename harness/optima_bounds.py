@@ -18,7 +18,7 @@ from .protocol import _gram
 from .reference_sets import BinaryProblem, binary_problems
 
 __all__ = ["CERTIFIED_GAP_TOL", "best_run_objectives", "bound_entry", "bound_gram", "bound_problems",
-           "build_bounds", "solver_spec", "table8_rows"]
+           "build_bounds", "check_bound_count", "solver_spec", "table8_rows"]
 
 
 def bound_problems(dataset: str, i: int):
@@ -43,6 +43,22 @@ def bound_problems(dataset: str, i: int):
     # computed from the inputs as the protocol holds them (bound_gram)
     dense = dataclasses.replace(ds, X=ds.X.toarray()) if sp.issparse(ds.X) else ds
     return ds, split, s, binary_problems(dataset, dense, split, s)
+
+
+def check_bound_count(dataset: str, n: int) -> int:
+    """``n`` if ``dataset`` (a bound set) has at least ``n >= 1`` JMLR 2008 splits; ValueError saying
+    how many it has otherwise, so that a build or a comparison asking for too many fails before it
+    computes anything."""
+    from s3vm_bench.data_registry import jmlr2008_splits, load_dataset
+
+    _check_bound_set(dataset)
+    if n < 1:
+        raise ValueError(f"the number of splits must be >= 1, got {n}")
+    available = len(jmlr2008_splits(load_dataset(dataset), n_splits=n))
+    if available < n:
+        raise ValueError(f"{dataset} has {available} JMLR 2008 splits, not {n}: ask for at most {available} "
+                         "(--n / --splits)")
+    return n
 
 
 def bound_gram(ds, split, settings):
@@ -145,9 +161,7 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     from .protocol import fit_binary_problems
 
     _check_bound_set(dataset)
-    n = BOUND_SETS[dataset] if n is None else int(n)
-    if n < 1:
-        raise ValueError(f"the number of splits must be >= 1, got {n}")
+    n = check_bound_count(dataset, BOUND_SETS[dataset] if n is None else int(n))
     n_classes = get_spec(dataset).expected_shape[2]
     # the classes of the binary problems, as binary_problems orders them: class 1 of a two-class set
     check_only(dataset, only, n, range(1, 2) if n_classes == 2 else range(n_classes), show="optima show --bounds")

@@ -257,6 +257,19 @@ def test_optima_build_bounds_of_a_set_without_bounds_names_the_bound_sets(capsys
     assert calls == []
 
 
+def test_more_bound_splits_than_the_set_has_are_refused_before_any_bound_or_fit(capsys, data_env, tmp_path,
+                                                                               monkeypatch):
+    """g50c has 10 JMLR 2008 splits: asking for 11 fails at once, not after 10 splits' searches."""
+    from s3vm_bench.harness import certify
+
+    monkeypatch.setattr(certify, "optimize_bound", lambda *a, **kw: pytest.fail("a bound was computed"))
+    for argv in (["optima", "build", "g50c", "--bounds", "--n", "11"],
+                 ["compare", "tests.test_cli:ExplodingSVM", "--datasets", "g50c", "--splits", "11", "--compute-missing"]):
+        assert main([*argv, "--out", str(tmp_path)]) == 2
+        assert "g50c has 10 JMLR 2008 splits, not 11: ask for at most 10" in capsys.readouterr().err
+    assert not (tmp_path / "optima").exists()
+
+
 @pytest.mark.parametrize("option", [["--resume"], ["--node-limit", "5"], ["--seed-truth"], ["--branching", "nips"],
                                     ["--jobs", "1"]])
 def test_optima_build_bounds_refuses_the_options_of_branch_and_bound(option, capsys, monkeypatch):
