@@ -240,21 +240,31 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
     Raises
     ------
     ValueError
-        Before the solver runs at all: an unknown set name, a store that cannot be read, an unknown
-        solver or parameter; before it runs on a set: a missing optimum or bound of that set
-        (without ``compute_missing``).
+        Before the solver runs at all: an unknown set name, more problems than a bound set has, a
+        store that cannot be read, a split of a reference set without a stored optimum (without
+        ``compute_missing``), an unknown solver or parameter; before it runs on a set: a stored
+        optimum of another problem (its digest differs) or a missing bound of that set.
     SolverFailed
         The solver raised on a problem (nothing more is run).
     """
-    for set_name in set_names:  # every name, and its store, is checked before any solver runs
+    for set_name in set_names:  # every name, count and store is checked before any solver runs
         if set_name in BOUND_SETS:
+            check_bound_count(set_name, BOUND_SETS[set_name] if n is None else int(n))
             load_bounds(set_name, directory)
             continue
         try:
-            get_reference_set(set_name)
+            ref = get_reference_set(set_name)
         except ValueError as exc:
             raise ValueError(f"{exc}; the sets with certified lower bounds: {', '.join(BOUND_SETS)}") from None
-        load_store(set_name, directory)
+        count = ref.n_default if n is None else int(n)
+        if count < 1:
+            raise ValueError(f"the number of problems must be >= 1, got {count}")
+        stored = {key.split("/")[0] for key in load_store(set_name, directory)["entries"]}
+        absent = [i for i in range(count) if f"split{i}" not in stored]
+        if absent and not compute_missing:
+            raise ValueError(f"no stored optimum for {set_name} split {absent[0]}"
+                             + (f" (nor for {len(absent) - 1} other split(s))" if len(absent) > 1 else "")
+                             + f"; run `s3vm-bench optima build {set_name} --n {count}` or pass --compute-missing")
     if record_best and not any(name in BOUND_SETS for name in set_names):
         raise ValueError(f"--record-best records best objectives beside certified lower bounds: name one of "
                          f"{', '.join(BOUND_SETS)} in --datasets")
@@ -269,8 +279,6 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
             continue
         ref = get_reference_set(set_name)
         count = ref.n_default if n is None else int(n)
-        if count < 1:
-            raise ValueError(f"the number of problems must be >= 1, got {count}")
         store = load_store(set_name, directory)
         s = ref.settings
         echo(f"{solver} vs branch and bound on {set_name} ({ref.description}; {ref.paper}), sigma={s.sigma} "

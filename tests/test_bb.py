@@ -902,8 +902,11 @@ def test_compare_looks_up_every_optimum_before_any_solver_runs(monkeypatch):
 
     runs = []
     monkeypatch.setattr(harness_compare, "run_split", lambda *a, **k: runs.append(1))
-    with pytest.raises(ValueError, match="no stored optimum for two_moons split100/"):
+    with pytest.raises(ValueError, match="no stored optimum for two_moons split 100; run `s3vm-bench optima build"):
         compare("svm", ["two_moons"], 101, echo=lambda *a: None)
+    # A later set without the optima asked for fails before the solver runs on the first one.
+    with pytest.raises(ValueError, match=r"no stored optimum for coil3 split 10 \(nor for 1 other split\(s\)\)"):
+        compare("svm", ["two_moons", "coil3"], 12, echo=lambda *a: None)
     assert runs == []
 
 
