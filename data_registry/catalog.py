@@ -62,6 +62,24 @@ class Dataset:
     y_test: np.ndarray | None = None
     splits: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
+    def __post_init__(self):
+        # Labels outside 0..K-1 (e.g. -1/+1) or one per point missing would be read as other
+        # classes by the protocol, silently: refused here, where the data set is made.
+        n_classes = len(self.class_names)
+        for what, X, y in (("", self.X, self.y), ("_test", self.X_test, self.y_test)):
+            if X is None and y is None:
+                continue
+            if X is None or y is None:
+                raise ValueError(f"data set {self.name!r}: X{what} and y{what} come together (one of them is None)")
+            y = np.asarray(y)
+            if len(getattr(X, "shape", ())) != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+                raise ValueError(f"data set {self.name!r}: X{what} must be 2-D with one row per label of the 1-D "
+                                 f"y{what}; got shapes {getattr(X, 'shape', None)} and {y.shape}")
+            if y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= n_classes):
+                raise ValueError(f"data set {self.name!r}: y{what} must hold class indices 0..{n_classes - 1} (one "
+                                 f"per name of class_names), got {np.unique(y)[:10].tolist()}; map the labels to "
+                                 "indices, e.g. np.unique(y, return_inverse=True)[1]")
+
     @property
     def n_samples(self) -> int:
         return self.X.shape[0]

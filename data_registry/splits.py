@@ -8,6 +8,7 @@ how many splits were drawn before, so split 7 is the same whether or not splits 
 from __future__ import annotations
 
 import hashlib
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,6 +110,14 @@ def _random_split(ds: Dataset, protocol: str, index: int, base_seed: int, sizes,
     return Split(protocol, index, seed, *parts)
 
 
+def _check_args(ds, n_splits) -> None:
+    """TypeError unless ``ds`` is a :class:`Dataset`; ValueError unless ``n_splits`` is an integer >= 1."""
+    if not isinstance(ds, Dataset):
+        raise TypeError(f"ds must be a Dataset (e.g. load_dataset('g50c')), got {type(ds).__name__}")
+    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 1:
+        raise ValueError(f"n_splits must be an integer >= 1, got {n_splits!r}")
+
+
 def _fixed_or_random(ds: Dataset, protocol: str, n_labeled: int, n_splits: int, base_seed: int):
     if n_labeled in ds.splits:
         labs, unls = ds.splits[n_labeled]
@@ -124,8 +133,10 @@ def jmlr2008_splits(ds: Dataset, n_splits: int = 10, n_labeled: int | None = Non
     """JMLR 2008 Sec. 5.2: labeled/unlabeled splits, l from Table 4.
 
     The file's fixed splits are used when it carries splits of that size (g50c, text, uspst);
-    otherwise random splits, stratified so that every class has a labeled point.
+    otherwise random splits, stratified so that every class has a labeled point. A file carries at
+    most its own number of splits (10): asking for more gives those (callers compare the length).
     """
+    _check_args(ds, n_splits)
     name = ds.name
     if n_labeled is None:
         if name not in JMLR2008_LABELED:
@@ -140,6 +151,7 @@ def icml2006_splits(ds: Dataset, n_splits: int = 10, base_seed: int = 0) -> list
     Where the data set we hold is smaller than the paper's (eset2: 1620 of 2700 points), the four
     sizes are scaled by n / (l+u+v+t), rounding l and v up so that they never shrink to zero.
     """
+    _check_args(ds, n_splits)
     if ds.name not in ICML2006_SIZES:
         raise ValueError(f"ICML 2006 Table 3 has no sizes for {ds.name!r}; it has {sorted(ICML2006_SIZES)}")
     sizes = np.array(ICML2006_SIZES[ds.name], dtype=float)
@@ -158,6 +170,7 @@ def icml2013_splits(ds: Dataset, n_splits: int = 10, base_seed: int = 0) -> list
     The training half is split into labeled and unlabeled points; the validation set (same
     size as L) is drawn from the other half and the rest of that half is the test set.
     """
+    _check_args(ds, n_splits)
     n = ds.n_samples
     n_train = n // 2
     l_ = min(30, int(0.1 * n_train))
@@ -172,6 +185,7 @@ def sigir2006_splits(ds: Dataset, n_labeled: int, n_splits: int = 10, n_test: in
     The test part is the same for every ``n_labeled`` of a split index (it is drawn first, from a
     seed that does not depend on ``n_labeled``), so learning-curve points are comparable.
     """
+    _check_args(ds, n_splits)
     if n_test is None:
         n_test = SIGIR2006_TEST.get(ds.name, ds.n_samples // 4)
     out = []

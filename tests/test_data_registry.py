@@ -242,3 +242,33 @@ def test_network_only_listed():
 def test_network_datasets(name, d):
     ds = load_dataset(name)
     assert ds.n_features == d and ds.n_classes == 2 and sp.issparse(ds.X)
+
+
+def test_a_dataset_refuses_labels_that_are_not_class_indices():
+    """Labels -1/+1, or one label short, would be read as other classes by the protocol, silently."""
+    from s3vm_bench.data_registry import Dataset
+
+    X = np.ones((4, 2))
+    with pytest.raises(ValueError, match=r"y must hold class indices 0\.\.1 .*got \[-1, 1\]"):
+        Dataset("pm", X, np.array([-1, 1, -1, 1]), ("a", "b"))
+    with pytest.raises(ValueError, match=r"one row per label .*\(4, 2\) and \(3,\)"):
+        Dataset("short", X, np.array([0, 1, 0]), ("a", "b"))
+    with pytest.raises(ValueError, match="y must hold class indices"):
+        Dataset("float", X, np.array([0.0, 1.0, 0.0, 1.0]), ("a", "b"))
+    with pytest.raises(ValueError, match="X_test and y_test come together"):
+        Dataset("test", X, np.array([0, 1, 0, 1]), ("a", "b"), X_test=X)
+    assert Dataset("ok", sp.csr_matrix(X), np.array([0, 1, 0, 1], dtype=np.int32), ("a", "b")).n_classes == 2
+
+
+@pytest.mark.parametrize("n_splits", [0, -1, 2.5, "3", None, True])
+def test_split_protocols_refuse_a_split_count_that_is_not_a_positive_integer(n_splits):
+    from s3vm_bench.data_registry import icml2006_splits, jmlr2008_splits, make_splits, two_moons
+
+    ds = two_moons(seed=0)
+    for call in (lambda: jmlr2008_splits(ds, n_splits=n_splits, n_labeled=2),
+                 lambda: icml2006_splits(ds, n_splits=n_splits),
+                 lambda: make_splits(ds, "jmlr2008", n_splits=n_splits, n_labeled=2)):
+        with pytest.raises(ValueError, match=f"n_splits must be an integer >= 1, got {re.escape(repr(n_splits))}"):
+            call()
+    with pytest.raises(TypeError, match=r"ds must be a Dataset \(e\.g\. load_dataset\('g50c'\)\), got str"):
+        jmlr2008_splits("g50c")
