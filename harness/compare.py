@@ -37,6 +37,7 @@ one-versus-rest sets need because their Table 8 rows hold only the mean over the
 from __future__ import annotations
 
 import json
+import numbers
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -247,6 +248,12 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
     SolverFailed
         The solver raised on a problem (nothing more is run).
     """
+    if isinstance(set_names, str):  # it would be read as a list of one-letter names
+        raise TypeError(f"set_names must be a list of names, not the str {set_names!r}: pass [{set_names!r}]")
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of solver parameters, got {type(params).__name__}")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral)):
+        raise TypeError(f"n must be an integer number of problems (or None), got {n!r}")
     for set_name in set_names:  # every name, count and store is checked before any solver runs
         if set_name in BOUND_SETS:
             check_bound_count(set_name, BOUND_SETS[set_name] if n is None else int(n))

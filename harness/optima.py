@@ -41,6 +41,7 @@ bound: the search and its cost").
 from __future__ import annotations
 
 import inspect
+import numbers
 import time
 from dataclasses import dataclass
 
@@ -426,9 +427,14 @@ def stored_optimum(set_name: str, i: int, store: dict | None = None, directory=N
     """The stored optima of problem ``i`` of a reference set, evaluated; None if any is missing.
 
     An entry whose digest no longer matches its problem counts as missing (:func:`lookup`).
+    ValueError if ``i`` is not an integer >= 0.
     """
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or i < 0:
+        raise ValueError(f"the problem index must be an integer >= 0, got {i!r}")
     ref = get_reference_set(set_name)
     store = load_store(set_name, directory) if store is None else store
+    if not any(key.startswith(f"split{i}/") for key in store["entries"]):
+        return None  # not stored: the problem itself is not made (a large i would take long)
     ds, split = ref.make(int(i))
     problems = binary_problems(set_name, ds, split, ref.settings)
     entries = [lookup(p, store) for p in problems]

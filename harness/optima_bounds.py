@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from s3vm_bench.solvers.numerics import check_positive
+
 from .optima_store import (BOUND_RUNS_TABLE, BOUND_SETS, _check_bound_set, _closure_sha, check_only, load_bounds,
                            save_bounds)
 from .protocol import _gram
@@ -151,8 +153,9 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     Raises
     ------
     ValueError
-        Before any bound is computed: ``dataset`` is not one of :data:`BOUND_SETS`, ``n < 1``, a
-        key of ``only`` is not a problem of the first ``n`` splits, or the store cannot be read.
+        Before any bound is computed: ``dataset`` is not one of :data:`BOUND_SETS`, ``n < 1`` or more
+        than its splits, ``time_limit`` not a positive number, a key of ``only`` is not a problem of
+        the first ``n`` splits, or the store cannot be read.
     """
     from s3vm_bench.data_registry import get_spec
     from s3vm_bench.solvers import get_solver
@@ -162,6 +165,7 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
 
     _check_bound_set(dataset)
     n = check_bound_count(dataset, BOUND_SETS[dataset] if n is None else int(n))
+    time_limit = check_positive(time_limit, "time_limit")  # a bound is stored whatever its budget
     n_classes = get_spec(dataset).expected_shape[2]
     # the classes of the binary problems, as binary_problems orders them: class 1 of a two-class set
     check_only(dataset, only, n, range(1, 2) if n_classes == 2 else range(n_classes), show="optima show --bounds")

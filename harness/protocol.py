@@ -276,7 +276,18 @@ def _cv5(solver_cls, params, settings, ds: Dataset, split: Split, X_all, y_all):
 
 
 def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: ProtocolSettings) -> SplitResult:
-    """Run one solver on one split under the common protocol (see the module docstring)."""
+    """Run one solver on one split under the common protocol (see the module docstring).
+
+    Raises
+    ------
+    TypeError
+        ``solver_cls`` is not an estimator class (:func:`solvers.check_solver_class`), or ``params``,
+        ``ds``, ``split`` or ``settings`` is not a dict, :class:`Dataset`, :class:`Split` or
+        :class:`ProtocolSettings`.
+    ValueError
+        The split is not a partition of part of ``ds`` with labeled and unlabeled points.
+    """
+    _check_inputs(solver_cls, params, ds, split, settings)
     lab, unl = _check_split(split, ds)
     if getattr(solver_cls, "evaluation", "transductive") == "cv5":
         idx = np.r_[lab, unl]
@@ -288,6 +299,19 @@ def run_split(solver_cls, params: dict, ds: Dataset, split: Split, settings: Pro
     return SplitResult(objective=float(np.mean([b.objective for b in binaries])), unlabeled_error=unl_err,
                        test_error=test_err, fit_seconds=fit_seconds,
                        binary=binaries, balance_exact=all(b.n_pos == b.n_pos_target for b in binaries))
+
+
+def _check_inputs(solver_cls, params, ds, split, settings) -> None:
+    """TypeError naming the first argument of :func:`run_split` of the wrong kind."""
+    from s3vm_bench.solvers import check_solver_class
+
+    check_solver_class(solver_cls, getattr(solver_cls, "__name__", repr(solver_cls)))
+    for name, value, kind, hint in (("params", params, dict, "a dict of solver parameters ({} for none)"),
+                                    ("ds", ds, Dataset, "a Dataset (data_registry.load_dataset)"),
+                                    ("split", split, Split, "a Split (data_registry.make_splits)"),
+                                    ("settings", settings, ProtocolSettings, "ProtocolSettings (e.g. .for_dataset)")):
+        if not isinstance(value, kind):
+            raise TypeError(f"{name} must be {hint}, got {type(value).__name__}")
 
 
 def _check_split(split: Split, ds: Dataset):

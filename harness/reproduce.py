@@ -95,6 +95,11 @@ def split_keys(keys, datasets=None, solvers=None, params=None) -> list:
     (:func:`extra_column`). ``params`` apply to the extra columns only. A table with its own
     report (``TableSpec.report``: one cell runs every column) takes no extra column.
     """
+    for what, value in (("keys", keys), ("datasets", datasets), ("solvers", solvers)):
+        if isinstance(value, str):  # it would be read as a list of one-letter names
+            raise TypeError(f"{what} must be a list of names, not the str {value!r}: pass [{value!r}]")
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of solver parameters, got {type(params).__name__}")
     specs = [get_spec(k) for k in keys]
     if params and not solvers:
         raise ValueError("--param sets the parameters of the extra columns: name their solver with --solvers")

@@ -933,3 +933,27 @@ def test_optima_build_and_compare_cli_run_with_one_blas_thread(monkeypatch):
     with pytest.raises(SystemExit) as exit_info:
         main(["optima", "build", "two_moons", "--n", "1", "--resume", "--force"])
     assert exit_info.value.code == 2 and len(resume) == 3
+
+
+def test_names_given_as_one_str_are_refused_not_read_letter_by_letter(tmp_path):
+    from s3vm_bench.harness.reproduce import reproduce
+
+    with pytest.raises(TypeError, match=r"set_names must be a list of names, not the str 'two_moons': pass \['two_moons'\]"):
+        compare("svm", "two_moons", 1, echo=lambda *a: None)
+    with pytest.raises(TypeError, match="n must be an integer number of problems"):
+        compare("svm", ["two_moons"], 1.7, echo=lambda *a: None)
+    with pytest.raises(TypeError, match="params must be a dict"):
+        compare("svm", ["two_moons"], 1, params="C=1", echo=lambda *a: None)
+    for kwargs, what in (({}, "keys"), ({"datasets": "g50c"}, "datasets"), ({"solvers": "svm"}, "solvers")):
+        keys = "jmlr2008-table8" if what == "keys" else ["jmlr2008-table8"]
+        with pytest.raises(TypeError, match=f"{what} must be a list of names, not the str"):
+            reproduce(keys, reports_dir=tmp_path, echo=lambda *a: None, **kwargs)
+    assert not any(tmp_path.iterdir())
+
+
+def test_stored_optimum_refuses_a_bad_index_and_answers_a_large_one_at_once():
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="the problem index must be an integer >= 0"):
+            optima.stored_optimum("coil3", bad)
+    assert optima.stored_optimum("coil3", 10**9) is None  # not stored: its split is not made
+    assert optima.stored_optimum("coil3", 0).certified

@@ -532,3 +532,13 @@ def test_compare_beyond_the_splits_of_a_bound_set_is_a_clear_error(data_env):
 
     with pytest.raises(ValueError, match="g50c has 10 JMLR 2008 splits"):
         compare("svm", ["g50c"], 11, echo=lambda *a: None)
+
+
+@pytest.mark.parametrize("time_limit", [-1, 0, float("nan")])
+def test_build_bounds_refuses_a_time_limit_that_is_not_positive_before_storing_anything(data_env, tmp_path,
+                                                                                       time_limit):
+    from s3vm_bench.harness.optima import build_bounds
+
+    with pytest.raises(ValueError, match="time_limit"):
+        build_bounds("g50c", 1, time_limit=time_limit, directory=tmp_path, echo=lambda *a: None)
+    assert not any(tmp_path.iterdir())

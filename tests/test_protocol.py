@@ -409,3 +409,21 @@ def test_nan_outputs_fail_the_split_instead_of_being_scored():
     split = Split("t", 0, None, np.arange(6), np.arange(6, 40), np.empty(0, int), np.empty(0, int))
     with pytest.raises(ValueError, match="NaN or infinite outputs on the unlabeled points"):
         run_split(_NaNOutputs, {}, ds, split, ProtocolSettings(sigma=2.0, C=10.0))
+
+
+def test_run_split_names_an_argument_of_the_wrong_kind():
+    from s3vm_bench.data_registry import jmlr2008_splits, two_moons
+
+    ds = two_moons(seed=0)
+    split = jmlr2008_splits(ds, n_splits=1, n_labeled=2)[0]
+    settings = ProtocolSettings(kernel="rbf", sigma=0.5, C=10.0, C_star=10.0)
+    for args, message in (((SVM(), {}, ds, split, settings), "is a SVM, not a class"),
+                          (("svm", {}, ds, split, settings), "is a str, not a class"),
+                          ((SVM, None, ds, split, settings), "params must be a dict of solver parameters"),
+                          ((SVM, {}, "two_moons", split, settings), "ds must be a Dataset"),
+                          ((SVM, {}, ds, [split], settings), "split must be a Split"),
+                          ((SVM, {}, ds, split, None), "settings must be ProtocolSettings")):
+        with pytest.raises(TypeError, match=message):
+            run_split(*args)
+    res = run_split(SVM, {}, ds, split, settings)  # the same arguments of the right kinds run
+    assert res.objective > 0 and 0.0 <= res.unlabeled_error <= 1.0 and len(res.binary) == 1
