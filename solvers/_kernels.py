@@ -23,7 +23,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ._validation import check_kernel_matrix, check_positive
+from ._validation import check_kernel_matrix, check_positive, check_symmetric_kernel
 
 __all__ = [
     "gaussian_kernel",
@@ -216,7 +216,7 @@ class KernelCentering:
         unlabeled : array_like of bool, shape (n,), or of int
             Mask or indices of the unlabeled training points.
         """
-        K = check_kernel_matrix(K)
+        K = check_symmetric_kernel(K)
         idx = _unlabeled_index(unlabeled, K.shape[0])
         train_means = K[:, idx].mean(axis=1)
         grand_mean = float(train_means[idx].mean())
@@ -367,7 +367,7 @@ def kernel_pca_map(K, method: str = "eigh", rtol: float | None = None):
     pca_map : KernelPCAMap
         ``pca_map.transform(K_new)`` maps new points.
     """
-    K = check_kernel_matrix(K)
+    K = check_symmetric_kernel(K)
     n = K.shape[0]
     if method == "eigh":
         evals, evecs = sla.eigh(K, check_finite=False)

@@ -35,8 +35,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["check_positive", "check_int", "check_kernel_matrix", "Interval", "Options", "Boolean", "InstanceOf",
-           "InvalidParameterError", "validate_params"]
+__all__ = ["check_positive", "check_int", "check_kernel_matrix", "check_symmetric_kernel", "Interval", "Options",
+           "Boolean", "InstanceOf", "InvalidParameterError", "validate_params"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -274,4 +274,23 @@ def check_kernel_matrix(K) -> np.ndarray:
         raise ValueError(f"K must be a square (n, n) kernel matrix, got shape {K.shape}")
     if not np.all(np.isfinite(K)):
         raise ValueError("K contains NaN or inf")
+    return K
+
+
+def check_symmetric_kernel(K) -> np.ndarray:
+    """:func:`check_kernel_matrix`, and ``K`` symmetric up to rounding (``|K - K^T| <= 1e-8 max|K|``).
+
+    An O(n^2) check: for the functions that take a whole training kernel once per fit (its
+    centering, its explicit feature map), not for inner loops.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`check_kernel_matrix`; ValueError if ``K`` is not symmetric.
+    """
+    K = check_kernel_matrix(K)
+    scale = float(np.max(np.abs(K))) if K.size else 0.0
+    if K.size and float(np.max(np.abs(K - K.T))) > 1e-8 * max(scale, 1e-300):
+        raise ValueError("K must be a symmetric kernel matrix (K[i, j] == K[j, i]); pass the training Gram "
+                         "matrix k(x_i, x_j) of the points, not a cross-kernel or a one-sided one")
     return K

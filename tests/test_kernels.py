@@ -197,3 +197,16 @@ def test_estimator_kernel_matrix_is_its_kernel(kernel):
     est.fit(X, y)
     np.testing.assert_allclose(est.kernel_matrix(Y), _direct_gaussian(Y, Y, 1.3) if kernel == "rbf" else Y @ Y.T,
                                atol=1e-12)
+
+
+def test_centering_and_the_feature_map_refuse_a_kernel_that_is_not_symmetric():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((6, 3))
+    K = gaussian_kernel(X, sigma=1.0)
+    bad = K + np.triu(np.ones((6, 6)), 1)  # Z Z^T could only give its symmetric part
+    for call in (lambda: kernel_pca_map(bad), lambda: kernel_pca_map(bad, "cholesky"),
+                 lambda: KernelCentering.fit(bad, np.arange(2, 6))):
+        with pytest.raises(ValueError, match=r"K must be a symmetric kernel matrix"):
+            call()
+    Z, _ = kernel_pca_map(K)
+    np.testing.assert_allclose(Z @ Z.T, K, atol=1e-10)  # the symmetric kernel is accepted as before
