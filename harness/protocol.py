@@ -153,14 +153,24 @@ def _outputs(est, X) -> np.ndarray:
 
     ``decision_function`` where the estimator has one; else ``predict_proba(X)[:, 1] - 1/2``;
     else ``predict`` as +1 / -1. The harness asks nothing more of a solver than scikit-learn's
-    contract.
+    contract. ValueError if they are not one number per point (e.g. a 2-D ``decision_function``:
+    a classifier that took the unlabeled points' -1 for a class of its own).
     """
     if hasattr(est, "decision_function"):
-        return np.asarray(est.decision_function(X), dtype=float)
-    if hasattr(est, "predict_proba"):
+        method, out = "decision_function", np.asarray(est.decision_function(X), dtype=float)
+    elif hasattr(est, "predict_proba"):
         proba = np.asarray(est.predict_proba(X), dtype=float)
-        return proba[:, list(est.classes_).index(1)] - 0.5
-    return np.where(np.asarray(est.predict(X)) == 1, 1.0, -1.0)
+        if proba.ndim != 2 or proba.shape[1] != 2:
+            raise ValueError(f"{type(est).__name__}.predict_proba gave shape {proba.shape}: a binary problem needs "
+                             "two columns; the solver must read y == -1 as unlabeled, not as a class of its own")
+        method, out = "predict_proba", proba[:, list(est.classes_).index(1)] - 0.5
+    else:
+        method, out = "predict", np.where(np.asarray(est.predict(X)) == 1, 1.0, -1.0)
+    if out.shape != (X.shape[0],):
+        raise ValueError(f"{type(est).__name__}.{method} gave shape {out.shape} on {X.shape[0]} points: a binary "
+                         "problem needs one output per point; the solver must read y == -1 as unlabeled, not as a "
+                         "class of its own")
+    return out
 
 
 def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_test, r, r_fit=None):

@@ -427,3 +427,16 @@ def test_run_split_names_an_argument_of_the_wrong_kind():
             run_split(*args)
     res = run_split(SVM, {}, ds, split, settings)  # the same arguments of the right kinds run
     assert res.objective > 0 and 0.0 <= res.unlabeled_error <= 1.0 and len(res.binary) == 1
+
+
+def test_a_classifier_that_takes_minus_one_for_a_class_gets_a_clear_error():
+    """scikit-learn's SVC fits y with -1 as a third class: its 2-D outputs are named, with the contract."""
+    from sklearn.svm import SVC
+
+    from s3vm_bench.data_registry import jmlr2008_splits, two_moons
+
+    ds = two_moons(seed=0)
+    split = jmlr2008_splits(ds, n_splits=1, n_labeled=4)[0]
+    settings = ProtocolSettings(kernel="rbf", sigma=0.5, C=10.0, C_star=10.0)
+    with pytest.raises(ValueError, match=r"SVC\.decision_function gave shape \(\d+, 3\) .*read y == -1 as unlabeled"):
+        run_split(SVC, {}, ds, split, settings)
