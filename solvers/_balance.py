@@ -22,11 +22,43 @@ import numpy as np
 from scipy.special import expit
 
 __all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "threshold_shift",
-           "dichotomic_search", "DichotomicResult", "balance_root", "BalanceRoot"]
+           "dichotomic_search", "DichotomicResult", "balance_root", "BalanceRoot", "balance_probabilities"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
 RESULT_VERSION = 1
+
+
+def _check_count(k, name: str) -> int:
+    """``k`` as an int if it is a Python or NumPy integer (not a bool) >= 0, else TypeError / ValueError."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{name} must be an int >= 0 (a number of points), got {k!r}")
+    if k < 0:
+        raise ValueError(f"{name} must be an int >= 0 (a number of points), got {k!r}")
+    return int(k)
+
+
+def _check_pm_labels(y, what: str) -> np.ndarray:
+    """``y`` as a 1-D float array if every entry is -1 or +1, else ValueError naming what was found."""
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be numbers, each -1 or +1, got {str(y)[:80]}") from None
+    if y.ndim != 1:
+        raise ValueError(f"{what} must be a 1-D vector, each -1 or +1, got shape {y.shape}")
+    bad = (y != 1.0) & (y != -1.0)
+    if np.any(bad):
+        raise ValueError(f"{what} must each be -1 or +1, got {float(y[bad][0])!r}: map class indices with "
+                         "np.where(y == 1, 1.0, -1.0) and leave the unlabeled points out")
+    return y
+
+
+def _check_outputs(outputs) -> np.ndarray:
+    """``outputs`` raveled to a 1-D float array if they are all finite, else ValueError."""
+    o = np.asarray(outputs, dtype=float).ravel()
+    if not np.all(np.isfinite(o)):
+        raise ValueError("outputs contain NaN or inf: they cannot be ranked (the fit that produced them failed)")
+    return o
 
 
 def check_r(r) -> float:
@@ -41,16 +73,16 @@ def check_r(r) -> float:
 
 
 def exact_r(y_unlabeled_pm) -> float:
-    """True positive fraction of the unlabeled points (labels in {-1, +1})."""
-    y = np.asarray(y_unlabeled_pm)
+    """True positive fraction of the unlabeled points (labels in {-1, +1}; ValueError otherwise)."""
+    y = _check_pm_labels(y_unlabeled_pm, "the unlabeled points' labels")
     if y.size == 0:
         raise ValueError("the unlabeled set is empty: r is undefined")
     return float(np.mean(y > 0))
 
 
 def estimate_r(y_labeled_pm) -> float:
-    """r = (mean(y_labeled) + 1) / 2 (JMLR 2008 Sec. 5.4.5)."""
-    y = np.asarray(y_labeled_pm, dtype=float)
+    """r = (mean(y_labeled) + 1) / 2 (JMLR 2008 Sec. 5.4.5); labels in {-1, +1} (ValueError otherwise)."""
+    y = _check_pm_labels(y_labeled_pm, "the labeled points' labels")
     if y.size == 0:
         raise ValueError("no labeled point: r cannot be estimated")
     return float(0.5 * (y.mean() + 1.0))
@@ -59,8 +91,14 @@ def estimate_r(y_labeled_pm) -> float:
 def n_positive(u: int, r: float) -> int:
     """round(u r), the number of unlabeled points constraint (3) makes positive.
 
-    Python's round-half-to-even is avoided so that u r = k + 1/2 always rounds up.
+    Python's round-half-to-even is avoided so that u r = k + 1/2 always rounds up. ``u`` is an
+    int >= 0 and ``r`` a fraction in [0, 1] (TypeError / ValueError otherwise).
     """
+    u = _check_count(u, "u")
+    if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, float, np.integer, np.floating)):
+        raise TypeError(f"r must be a number in [0, 1], got {r!r}")
+    if not 0.0 <= r <= 1.0:
+        raise ValueError(f"r must be a fraction in [0, 1], got {r!r}")
     return int(np.floor(u * r + 0.5))
 
 
@@ -69,8 +107,9 @@ def threshold_to_count(outputs, k: int) -> np.ndarray:
 
     Ties are broken by position (stable sort), so the result is deterministic.
     """
-    o = np.asarray(outputs, dtype=float).ravel()
-    if not 0 <= k <= o.size:
+    o = _check_outputs(outputs)
+    k = _check_count(k, "k")
+    if k > o.size:
         raise ValueError(f"cannot make {k} of {o.size} outputs positive")
     labels = -np.ones(o.size)
     order = np.argsort(-o, kind="stable")
@@ -88,8 +127,9 @@ def threshold_shift(outputs, k: int) -> float:
     test output with it). When ``o_(k)`` and ``o_(k+1)`` are tied no shift can separate them;
     the count then misses by the size of the tie, which the caller sees.
     """
-    o = np.sort(np.asarray(outputs, dtype=float).ravel())[::-1]
-    if not 0 <= k <= o.size:
+    o = np.sort(_check_outputs(outputs))[::-1]
+    k = _check_count(k, "k")
+    if k > o.size:
         raise ValueError(f"cannot make {k} of {o.size} outputs positive")
     lower = o[k] if k < o.size else -np.inf      # t >= lower: the (k+1)-th output is not positive
     upper = o[k - 1] if k > 0 else np.inf        # t < upper: the k-th output stays positive
@@ -172,6 +212,8 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     DichotomicResult
         The exact solution, or the closest count met (``exact=False``).
     """
+    target = _check_count(target, "target")
+    _check_search_args(r0, max_iter, step, xtol)
     _check_stall_halvings(stall_halvings)
     best = None
     lo = hi = None  # r~ known to give too few / too many positives
@@ -183,6 +225,9 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     for it in range(1, max_iter + 1):
         outputs, payload = solve(r)
         outputs = np.asarray(outputs, dtype=float)
+        if target > outputs.size:
+            raise ValueError(f"target = {target} positives asked of {outputs.size} unlabeled outputs: the target is "
+                             "round(u r) over the outputs solve returns")
         count = int(np.sum(outputs > 0))
         if best is None or abs(count - target) < abs(best.n_pos - target):
             best = DichotomicResult(r, outputs, count, target, it, count == target, payload)
@@ -216,6 +261,22 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     return DichotomicResult(best.r_tilde, best.outputs, best.n_pos, target, it, False, best.payload, stop)
 
 
+def _check_search_args(r0, max_iter, step, xtol):
+    """ValueError / TypeError unless :func:`dichotomic_search`'s ``r0`` is finite, ``max_iter`` an
+    int >= 1, ``step`` finite > 0 and ``xtol`` finite >= 0."""
+    for name, value in (("r0", r0), ("step", step), ("xtol", xtol)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be a real number, got {value!r}")
+        if not np.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be an int >= 1 (solves at most), got {max_iter!r}")
+    if step <= 0:
+        raise ValueError(f"step must be > 0 (the first bracketing step in r~), got {step!r}")
+    if xtol < 0:
+        raise ValueError(f"xtol must be >= 0, got {xtol!r}")
+
+
 def _check_stall_halvings(stall_halvings):
     """ValueError unless ``stall_halvings`` is None or an int >= 1 (:func:`dichotomic_search`)."""
     if stall_halvings is not None and (isinstance(stall_halvings, bool) or not isinstance(stall_halvings, (int, np.integer))
@@ -243,6 +304,37 @@ class BalanceRoot:
 def _balance_p(g, nu, T):
     # p_j = 1 / (1 + exp((g_j - nu) / T)), evaluated without overflow (SIGIR 2006 eq. 15).
     return expit((nu - g) / T)
+
+
+def balance_probabilities(g, nu, T) -> np.ndarray:
+    """The probabilities ``p_j = 1 / (1 + exp((g_j - nu) / T))`` of mean field annealing (SIGIR 2006 eq. 15).
+
+    Parameters
+    ----------
+    g : array_like, shape (u,)
+        Finite reals (see :func:`balance_root`).
+    nu : float
+        The balance multiplier, finite.
+    T : float
+        Temperature, > 0 and finite.
+
+    Returns
+    -------
+    p : ndarray, shape (u,)
+        Evaluated without overflow; ``mean(p)`` is increasing in ``nu``.
+
+    Raises
+    ------
+    ValueError
+        ``g`` or ``nu`` not finite, ``T`` <= 0 or not finite.
+    """
+    g = np.asarray(g, dtype=float).ravel()
+    if not np.all(np.isfinite(g)):
+        raise ValueError("g contains NaN or inf")
+    nu = float(nu)
+    if not np.isfinite(nu):
+        raise ValueError(f"nu must be finite, got {nu!r}")
+    return _balance_p(g, nu, _check_temperature(T))
 
 
 def balance_root(g, T: float, r: float, *, tol: float = 1e-12, max_iter: int = 500) -> BalanceRoot:
@@ -327,10 +419,15 @@ def _check_balance_args(g, T, r):
         raise ValueError("g is empty: there are no unlabeled points")
     if not np.all(np.isfinite(g)):
         raise ValueError("g contains NaN or inf")
+    return g, _check_temperature(T), check_r(r)
+
+
+def _check_temperature(T) -> float:
+    """``T`` as a float if it is > 0 and finite, else ValueError."""
     T = float(T)
     if not (np.isfinite(T) and T > 0):
         raise ValueError(f"T must be > 0 and finite, got {T!r}")
-    return g, T, check_r(r)
+    return T
 
 
 def _sub_ulp_root(g, T, r, lo, hi):

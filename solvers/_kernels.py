@@ -111,10 +111,15 @@ def gaussian_kernel(X, Y=None, *, sigma) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``sigma <= 0`` or not finite, inputs are not 2-D, contain NaN/inf,
+        If ``sigma <= 0``, not finite or so small that ``2 sigma^2`` underflows, inputs are not 2-D, contain NaN/inf,
         or have different numbers of features.
     """
     s = check_positive(sigma, "sigma")
+    two_s2 = 2.0 * s * s
+    scale = -1.0 / two_s2 if two_s2 > 0.0 else -np.inf
+    if not np.isfinite(scale):
+        raise ValueError(f"sigma = {sigma!r} is too small: 2 sigma^2 underflows in float64 and every kernel value "
+                         "off the diagonal would be 0; use a width on the scale of the distances between points")
     same = Y is None
     X, Y = _check_pair(X, Y)
     xx = _row_sqnorms(X)
@@ -130,7 +135,7 @@ def gaussian_kernel(X, Y=None, *, sigma) -> np.ndarray:
         K *= 0.5
         np.fill_diagonal(K, 0.0)
     np.maximum(K, 0.0, out=K)
-    K *= -1.0 / (2.0 * s * s)
+    K *= scale
     np.exp(K, out=K)
     return K
 

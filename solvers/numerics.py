@@ -11,9 +11,8 @@
 * argument checks: :func:`check_int`, :func:`check_positive`.
 """
 
-from ._balance import (balance_root, check_r, dichotomic_search, estimate_r, exact_r, n_positive, threshold_shift,
-                       threshold_to_count)
-from ._balance import _balance_p as balance_probabilities
+from ._balance import (balance_probabilities, balance_root, check_r, dichotomic_search, estimate_r, exact_r, n_positive,
+                       threshold_shift, threshold_to_count)
 from ._kernels import KernelCentering, center_kernel, gaussian_kernel, kernel_pca_map, linear_kernel
 from ._primal import kernel_newton, l2svm_mfn
 from ._validation import check_int, check_positive

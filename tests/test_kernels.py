@@ -72,6 +72,18 @@ def test_gaussian_bad_sigma(sigma, err):
         gaussian_kernel(X, sigma=sigma)
 
 
+@pytest.mark.parametrize("sigma", [1e-160, 1e-200, 5e-324])
+def test_gaussian_sigma_whose_square_underflows_is_refused(sigma):
+    """2 sigma^2 underflows: the kernel would be 0/0 = NaN on the diagonal, or a ZeroDivisionError."""
+    X, Y = _data()
+    for args in ((X,), (X, Y)):
+        with pytest.raises(ValueError, match="too small: 2 sigma"):
+            gaussian_kernel(*args, sigma=sigma)
+    Z = np.random.default_rng(1).normal(size=(6, 3))  # distinct points
+    K = gaussian_kernel(Z, sigma=1e-100)  # the smallest widths that do not underflow still work
+    np.testing.assert_array_equal(K, np.eye(6))
+
+
 def test_kernel_bad_inputs():
     X, Y = _data()
     with pytest.raises(ValueError, match="same number of features"):

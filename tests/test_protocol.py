@@ -10,8 +10,9 @@ import scipy.sparse as sp
 from s3vm_bench.data_registry import Dataset, Split
 from s3vm_bench.harness.protocol import ProtocolSettings, fit_binary_problems, protocol_objective, run_split
 from s3vm_bench.solvers.base import BaseS3VM, BinaryFit
-from s3vm_bench.solvers.numerics import (KernelCentering, check_r, dichotomic_search, estimate_r, exact_r,
-                                        gaussian_kernel, kernel_newton, n_positive, threshold_to_count)
+from s3vm_bench.solvers.numerics import (KernelCentering, balance_probabilities, check_r, dichotomic_search,
+                                        estimate_r, exact_r, gaussian_kernel, kernel_newton, n_positive,
+                                        threshold_shift, threshold_to_count)
 from s3vm_bench.solvers.svm import SVM
 
 
@@ -440,3 +441,66 @@ def test_a_classifier_that_takes_minus_one_for_a_class_gets_a_clear_error():
     settings = ProtocolSettings(kernel="rbf", sigma=0.5, C=10.0, C_star=10.0)
     with pytest.raises(ValueError, match=r"SVC\.decision_function gave shape \(\d+, 3\) .*read y == -1 as unlabeled"):
         run_split(SVC, {}, ds, split, settings)
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: n_positive(-5, 0.5), ValueError, "u must be an int >= 0"),
+    (lambda: n_positive(10.5, 0.5), TypeError, "u must be an int"),
+    (lambda: n_positive(True, 0.5), TypeError, "u must be an int"),
+    (lambda: n_positive(10, 1.5), ValueError, r"r must be a fraction in \[0, 1\]"),
+    (lambda: n_positive(10, np.nan), ValueError, r"r must be a fraction in \[0, 1\]"),
+    (lambda: n_positive(10, "0.5"), TypeError, "r must be a number"),
+    (lambda: estimate_r([0, 1, 1]), ValueError, "labeled points' labels must each be -1 or \\+1, got 0.0"),
+    (lambda: estimate_r([np.nan, 1]), ValueError, "must each be -1 or \\+1, got nan"),
+    (lambda: estimate_r(["a"]), TypeError, "must be numbers"),
+    (lambda: exact_r([0, 1, 1]), ValueError, "unlabeled points' labels must each be -1 or \\+1"),
+    (lambda: exact_r([[1, -1]]), ValueError, "must be a 1-D vector"),
+    (lambda: threshold_to_count([1.0, 2.0, 3.0], 1.5), TypeError, "k must be an int >= 0"),
+    (lambda: threshold_to_count([1.0, 2.0, 3.0], True), TypeError, "k must be an int >= 0"),
+    (lambda: threshold_to_count([1.0, np.nan, 3.0], 1), ValueError, "outputs contain NaN or inf"),
+    (lambda: threshold_shift([1.0, 2.0, 3.0], 1.5), TypeError, "k must be an int >= 0"),
+    (lambda: threshold_shift([1.0, np.inf, 3.0], 1), ValueError, "outputs contain NaN or inf"),
+    (lambda: threshold_shift([1.0, 2.0], 3), ValueError, "cannot make 3 of 2 outputs positive"),
+    (lambda: balance_probabilities([1.0, 2.0], 0.0, 0.0), ValueError, "T must be > 0"),
+    (lambda: balance_probabilities([1.0, 2.0], 0.0, -1.0), ValueError, "T must be > 0"),
+    (lambda: balance_probabilities([1.0, 2.0], np.nan, 1.0), ValueError, "nu must be finite"),
+    (lambda: balance_probabilities([1.0, np.nan], 0.0, 1.0), ValueError, "g contains NaN"),
+])
+def test_balance_helpers_refuse_nonsense(call, err, match):
+    """Each of these used to return a number (-2 positives, r = 0.83 from 0/1 labels, p from T < 0)
+    or fail deep inside numpy; they now say what was wrong."""
+    with pytest.raises(err, match=match):
+        call()
+
+
+@pytest.mark.parametrize("kw,err,match", [
+    ({"max_iter": 0}, ValueError, "max_iter must be an int >= 1"),
+    ({"step": 0.0}, ValueError, "step must be > 0"),
+    ({"step": -1.0}, ValueError, "step must be > 0"),
+    ({"xtol": -1e-3}, ValueError, "xtol must be >= 0"),
+    ({"r0": np.nan}, ValueError, "r0 must be finite"),
+    ({"r0": "0.5"}, TypeError, "r0 must be a real number"),
+    ({"target": -1}, ValueError, "target must be an int >= 0"),
+    ({"target": 1.0}, TypeError, "target must be an int >= 0"),
+    ({"target": 5}, ValueError, "target = 5 positives asked of 3 unlabeled outputs"),
+])
+def test_dichotomic_search_refuses_bad_arguments(kw, err, match):
+    calls = []
+
+    def solve(r_tilde):
+        calls.append(r_tilde)
+        return np.array([r_tilde - 0.1, r_tilde - 0.5, r_tilde - 0.9]), None
+
+    args = {"target": 1, "r0": 0.5} | kw
+    target = args.pop("target")
+    with pytest.raises(err, match=match):
+        dichotomic_search(solve, target, **args)
+    assert len(calls) <= 1  # refused before any search step
+    res = dichotomic_search(solve, 1, r0=0.5)  # the valid call finds the count
+    assert res.exact and res.n_pos == 1
+
+
+def test_balance_probabilities_match_the_logistic_formula():
+    g, nu, T = np.array([-2.0, 0.0, 3.0]), 0.5, 2.0
+    np.testing.assert_allclose(balance_probabilities(g, nu, T), 1.0 / (1.0 + np.exp((g - nu) / T)), rtol=1e-15)
+
