@@ -126,9 +126,26 @@ def protocol_objective(X_lab, y_lab_pm, X_unl, unl_outputs, settings: ProtocolSe
     ----------
     gram : ndarray, optional
         The kernel matrix of ``[X_lab; X_unl]`` if already computed (rbf kernel).
+
+    Raises
+    ------
+    ValueError
+        ``unl_outputs`` are not one finite number per row of ``X_unl`` (NaN would silently count
+        as negative), ``y_lab_pm`` is not one -1/+1 label per row of ``X_lab``, or ``gram`` does
+        not match the points.
     """
-    y_unl = np.where(np.asarray(unl_outputs) > 0, 1.0, -1.0)
-    y = np.r_[np.asarray(y_lab_pm, dtype=float), y_unl]
+    unl_outputs = np.asarray(unl_outputs, dtype=float)
+    if unl_outputs.shape != (X_unl.shape[0],):
+        raise ValueError(f"unl_outputs must hold one output per unlabeled point, shape ({X_unl.shape[0]},), got "
+                         f"shape {unl_outputs.shape}")
+    if not np.all(np.isfinite(unl_outputs)):
+        raise ValueError("unl_outputs contain NaN or inf: the fit that produced them failed and has no objective")
+    y_lab_pm = np.asarray(y_lab_pm, dtype=float)
+    if y_lab_pm.shape != (X_lab.shape[0],) or np.any((y_lab_pm != 1.0) & (y_lab_pm != -1.0)):
+        raise ValueError(f"y_lab_pm must hold one label, -1 or +1, per labeled point (shape ({X_lab.shape[0]},)); "
+                         f"got shape {y_lab_pm.shape} with values {np.unique(y_lab_pm)[:5].tolist()}")
+    y_unl = np.where(unl_outputs > 0, 1.0, -1.0)
+    y = np.r_[y_lab_pm, y_unl]
     cost = np.r_[np.full(len(y_lab_pm), settings.C), np.full(y_unl.size, settings.c_star)]
     if settings.kernel == "linear":
         Xall = sp.vstack([X_lab, X_unl]).tocsr() if sp.issparse(X_lab) else np.vstack([X_lab, X_unl])
@@ -136,6 +153,9 @@ def protocol_objective(X_lab, y_lab_pm, X_unl, unl_outputs, settings: ProtocolSe
     if gram is None:
         Xall = sp.vstack([X_lab, X_unl]).tocsr() if sp.issparse(X_lab) else np.vstack([X_lab, X_unl])
         gram = _gram(Xall, settings)
+    elif np.shape(gram) != (y.size, y.size):
+        raise ValueError(f"gram must be the ({y.size}, {y.size}) kernel matrix of [X_lab; X_unl], got shape "
+                         f"{np.shape(gram)}")
     return float(kernel_newton(gram, y, cost).objective)
 
 

@@ -504,3 +504,19 @@ def test_balance_probabilities_match_the_logistic_formula():
     g, nu, T = np.array([-2.0, 0.0, 3.0]), 0.5, 2.0
     np.testing.assert_allclose(balance_probabilities(g, nu, T), 1.0 / (1.0 + np.exp((g - nu) / T)), rtol=1e-15)
 
+
+def test_protocol_objective_refuses_outputs_it_cannot_score():
+    """NaN outputs used to be read as negative labels and scored."""
+    X, y = _blobs(3, n=10)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    settings = ProtocolSettings(sigma=2.0, C=10.0)
+    good = protocol_objective(X[:4], y_pm[:4], X[4:], np.ones(6), settings)
+    assert np.isfinite(good) and good > 0
+    cases = ((y_pm[:4], np.r_[np.ones(5), np.nan], {}, "unl_outputs contain NaN or inf"),
+             (y_pm[:4], np.ones(5), {}, r"one output per unlabeled point, shape \(6,\), got shape \(5,\)"),
+             (np.where(y[:4] == 1, 1.0, 0.0), np.ones(6), {}, "y_lab_pm must hold one label, -1 or \\+1"),
+             (y_pm[:3], np.ones(6), {}, "y_lab_pm must hold one label"),
+             (y_pm[:4], np.ones(6), {"gram": np.eye(9)}, r"gram must be the \(10, 10\) kernel matrix"))
+    for y_lab, out, kw, match in cases:
+        with pytest.raises(ValueError, match=match):
+            protocol_objective(X[:4], y_lab, X[4:], out, settings, **kw)
