@@ -316,8 +316,19 @@ def newsgroups_pair(positive: str, negative: str, name: str | None = None) -> Da
 
     ``TfidfVectorizer(sublinear_tf=True)`` fit on the pair (the recipe MANIFEST.md documents),
     giving a CSR matrix with sorted indices. ``positive`` becomes class 1.
+
+    Raises
+    ------
+    ValueError
+        ``positive`` and ``negative`` are the same group, or either has no messages in the archive.
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
+
+    for what, group in (("positive", positive), ("negative", negative)):
+        if not isinstance(group, str) or not group:
+            raise TypeError(f"{what} must be a newsgroup name such as 'comp.sys.mac.hardware', got {group!r}")
+    if positive == negative:
+        raise ValueError(f"positive and negative are both {positive!r}: a binary task needs two different newsgroups")
 
     docs, g = rd.read_newsgroups(fetch(_NEWS_FILE), (negative, positive))
     X = TfidfVectorizer(sublinear_tf=True, dtype=np.float64).fit_transform(docs).tocsr()

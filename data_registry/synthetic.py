@@ -28,7 +28,27 @@ TWO_MOONS_LABELED = np.array([[0.0, _SCALE], [_SCALE, 0.5 * _SCALE - _SCALE]])
 def _rng(seed) -> np.random.Generator:
     if seed is None:
         raise ValueError("pass an explicit integer seed: synthetic data must be reproducible")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TypeError(f"seed must be an int >= 0, got {seed!r}")
     return np.random.default_rng(seed)
+
+
+def _check_count(value, name: str, minimum: int) -> int:
+    """``value`` as an int if it is a Python or NumPy integer (not a bool) >= ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int >= {minimum} (a number of points), got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_real(value, name: str, what: str) -> float:
+    """``value`` as a float if it is a finite real number >= 0 (not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number >= 0 ({what}), got {value!r}")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be finite and >= 0 ({what}), got {value!r}")
+    return float(value)
 
 
 def _moons(n_pos: int, n_neg: int, rng: np.random.Generator, noise: float):
@@ -54,10 +74,18 @@ def two_moons(seed: int, n_unlabeled: int = 100, n_test: int = 200, noise: float
     Parameters
     ----------
     seed : int
-        Realization seed (required).
+        Realization seed (required), >= 0.
+    n_unlabeled : int, default=100
+        Unlabeled points, an even number >= 2 (half per moon).
+    n_test : int, default=200
+        Test points, >= 2 (about half per moon).
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise added to each coordinate, >= 0.
     """
-    if n_unlabeled < 2 or n_unlabeled % 2:
-        raise ValueError(f"n_unlabeled must be an even number >= 2, got {n_unlabeled}")
+    if _check_count(n_unlabeled, "n_unlabeled", 2) % 2:
+        raise ValueError(f"n_unlabeled must be an even number >= 2 (half per moon), got {n_unlabeled}")
+    _check_count(n_test, "n_test", 2)
+    noise = _check_real(noise, "noise", "the standard deviation of the Gaussian noise")
     rng = _rng(seed)
     Xu, yu = _moons(n_unlabeled // 2, n_unlabeled // 2, rng, noise)
     Xt, yt = _moons(n_test - n_test // 2, n_test // 2, rng, noise)
@@ -76,9 +104,29 @@ def two_circles(seed: int, n: int = 200, noise: float = 0.05, radii=(0.5, 1.0), 
 
     Points are spread uniformly in angle on each circle with Gaussian noise; there are no
     fixed labeled points (ICML 2006 draws 2 labeled examples at random per trial).
+
+    Parameters
+    ----------
+    seed : int
+        Realization seed (required), >= 0.
+    n : int, default=200
+        Points of the data set, >= 4 (half per circle).
+    noise : float, default=0.05
+        Standard deviation of the Gaussian noise added to each coordinate, >= 0.
+    radii : (float, float), default=(0.5, 1.0)
+        Radii of the inner (class 1) and outer (class 0) circle, ``0 <= inner < outer``.
+    n_test : int, default=200
+        Test points, >= 2 (half per circle).
     """
-    if n < 4:
-        raise ValueError(f"n must be >= 4, got {n}")
+    _check_count(n, "n", 4)
+    _check_count(n_test, "n_test", 2)
+    noise = _check_real(noise, "noise", "the standard deviation of the Gaussian noise")
+    if isinstance(radii, (str, bytes)) or np.ndim(radii) != 1 or len(radii) != 2:
+        raise ValueError(f"radii must be two numbers (inner radius, outer radius), got {radii!r}")
+    inner = _check_real(radii[0], "radii[0]", "the inner circle's radius")
+    outer = _check_real(radii[1], "radii[1]", "the outer circle's radius")
+    if not inner < outer:
+        raise ValueError(f"radii must be (inner, outer) with inner < outer (the inner circle is class 1), got {radii!r}")
     rng = _rng(seed)
 
     def draw(m):
@@ -102,6 +150,8 @@ def g50c_like(seed: int, n: int = 550, d: int = 50, bayes_error: float = 0.05) -
     rule (the hyperplane through 0) errs with probability ``bayes_error`` (Bengio & Grandvalet
     2004, as used for g50c in JMLR 2008 Sec. 5.1). Classes are balanced.
     """
+    _check_count(n, "n", 2)
+    _check_count(d, "d", 1)
     if not 0.0 < bayes_error < 0.5:
         raise ValueError(f"bayes_error must be in (0, 0.5), got {bayes_error}")
     rng = _rng(seed)

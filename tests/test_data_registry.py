@@ -272,3 +272,12 @@ def test_split_protocols_refuse_a_split_count_that_is_not_a_positive_integer(n_s
             call()
     with pytest.raises(TypeError, match=r"ds must be a Dataset \(e\.g\. load_dataset\('g50c'\)\), got str"):
         jmlr2008_splits("g50c")
+
+
+def test_newsgroups_pair_needs_two_different_groups():
+    from s3vm_bench.data_registry import newsgroups_pair
+
+    with pytest.raises(ValueError, match="a binary task needs two different newsgroups"):
+        newsgroups_pair("comp.sys.mac.hardware", "comp.sys.mac.hardware")
+    with pytest.raises(TypeError, match="negative must be a newsgroup name"):
+        newsgroups_pair("comp.sys.mac.hardware", None)

@@ -162,3 +162,34 @@ def test_synthetic_requires_seed():
         two_moons(seed=None)
     with pytest.raises(ValueError, match="bayes_error"):
         g50c_like(seed=0, bayes_error=0.7)
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: two_moons(seed=0, noise=float("nan")), ValueError, "noise must be finite and >= 0"),
+    (lambda: two_moons(seed=0, noise=-1.0), ValueError, "noise must be finite and >= 0"),
+    (lambda: two_moons(seed=0, noise="0.1"), TypeError, "noise must be a number"),
+    (lambda: two_moons(seed=0, n_unlabeled=4.0), TypeError, "n_unlabeled must be an int"),
+    (lambda: two_moons(seed=0, n_unlabeled=5), ValueError, "even number"),
+    (lambda: two_moons(seed=0, n_test=-3), ValueError, "n_test must be an int >= 2"),
+    (lambda: two_moons(seed=1.5), TypeError, "seed must be an int"),
+    (lambda: two_circles(seed=0, radii=(1.0,)), ValueError, "radii must be two numbers"),
+    (lambda: two_circles(seed=0, radii=1.0), ValueError, "radii must be two numbers"),
+    (lambda: two_circles(seed=0, radii=(1.0, 0.5)), ValueError, "inner < outer"),
+    (lambda: two_circles(seed=0, radii=(-1.0, 1.0)), ValueError, r"radii\[0\] must be finite and >= 0"),
+    (lambda: two_circles(seed=0, noise=float("nan")), ValueError, "noise must be finite"),
+    (lambda: two_circles(seed=0, n=5.5), TypeError, "n must be an int >= 4"),
+    (lambda: two_circles(seed=0, n_test=1), ValueError, "n_test must be an int >= 2"),
+    (lambda: g50c_like(seed=0, d=0), ValueError, "d must be an int >= 1"),
+    (lambda: g50c_like(seed=0, n=1), ValueError, "n must be an int >= 2"),
+])
+def test_synthetic_generators_refuse_bad_arguments(call, err, match):
+    """NaN or negative noise used to give NaN or mirrored data, one radius an IndexError."""
+    with pytest.raises(err, match=match):
+        call()
+
+
+def test_synthetic_generators_take_numpy_integers_and_zero_noise():
+    ds = two_moons(seed=np.int64(3), n_unlabeled=np.int64(10), noise=0)
+    np.testing.assert_allclose(np.linalg.norm(ds.X[2:][ds.y[2:] == 1], axis=1), 1.25)  # on the upper moon exactly
+    ds = two_circles(seed=np.int32(1), n=8, noise=0.0, radii=[0.0, 2.0], n_test=2)
+    np.testing.assert_allclose(np.linalg.norm(ds.X, axis=1), np.where(ds.y == 1, 0.0, 2.0), atol=1e-15)
