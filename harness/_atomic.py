@@ -125,7 +125,7 @@ def read_lines(path) -> list[str]:
     return lines
 
 
-def read_records(path, bad=None) -> list[dict]:
+def read_records(path, bad=None, fields=(), when=None) -> list[dict]:
     """The JSON objects of a store written by :func:`append_line`, one a line (blank lines skipped;
     an unterminated last line left out, as by :func:`read_lines`).
 
@@ -137,11 +137,16 @@ def read_records(path, bad=None) -> list[dict]:
         object (``number`` counts from 1, ``why`` reads after "line N is", e.g. "not valid JSON
         (Expecting value at column 1)"); by default a ValueError naming the file and the line and
         saying to delete that line (its record is then made again) or the file.
+    fields : sequence of str, optional
+        Keys every record must have (its reader indexes them); a record without one is a bad line
+        ("a record without the field 'C'").
+    when : callable, optional
+        ``when(record)`` says whether ``fields`` apply to that record (default: to all).
 
     Raises
     ------
     ValueError
-        (or what ``bad`` makes) A complete line is not a JSON object.
+        (or what ``bad`` makes) A complete line is not a JSON object, or lacks one of ``fields``.
     """
     records = []
     for number, line in enumerate(read_lines(path), start=1):
@@ -152,10 +157,14 @@ def read_records(path, bad=None) -> list[dict]:
         except json.JSONDecodeError as exc:
             why = f"not valid JSON ({exc.msg} at column {exc.colno})"
         else:
-            if isinstance(rec, dict):
-                records.append(rec)
-                continue
-            why = f"a JSON {type(rec).__name__}, not a JSON object"
+            if not isinstance(rec, dict):
+                why = f"a JSON {type(rec).__name__}, not a JSON object"
+            else:
+                missing = [f for f in fields if f not in rec] if when is None or when(rec) else []
+                if not missing:
+                    records.append(rec)
+                    continue
+                why = f"a record without the field{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}"
         if bad is not None:
             raise bad(number, why)
         raise ValueError(f"{path}: line {number} is {why}; delete that line (its record is made again) or the file")

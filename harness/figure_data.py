@@ -183,8 +183,10 @@ def icml2013_fig6(path, only: str | None = None, datasets=None, n_splits: int = 
 
     path = Path(path)
     done = set()
-    for rec in read_records(path):  # a line cut short by a killed run is left out: its split runs again
-        if "light_l1" in rec:  # the figure reads only the lines with the judged solvers' times
+    # A line cut short by a killed run is left out: its split runs again. The figure reads only the
+    # lines with the judged solvers' times.
+    for rec in read_records(path, fields=("id", "split", "C"), when=lambda r: "light_l1" in r):
+        if "light_l1" in rec:
             done.add((rec["id"], rec["split"], rec["C"]))
     cells = [(pid, i) for pid in (datasets or list(DATASETS)) for i in range(n_splits)]
     if only is not None and not any(f"{pid}/{i}".startswith(only) for pid, i in cells):

@@ -51,7 +51,7 @@ class _Records:
         self.first_key = None  # the first key asked for (an example for an ``only`` that matches none)
         self.partial = path.with_name(path.name + ".partial")
         self.done = {}
-        for rec in read_records(self.partial):  # a record cut short by a killed run is recomputed
+        for rec in read_records(self.partial, fields=("key",)):  # a record cut short by a killed run is recomputed
             self.done[rec["key"]] = rec
         self.resumed = len(self.done)
 

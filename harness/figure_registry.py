@@ -5,8 +5,9 @@ modules :mod:`harness.figures_losses`, :mod:`harness.figures_boundaries` and
 :mod:`harness.figures_experiments`); :mod:`harness.figures` draws them. A stored input
 (:class:`_Stored`) is found in the work folder's ``reports/`` or else the shipped one; one that
 does not exist raises :class:`MissingData` naming the command that makes it (:func:`_need`,
-:func:`_read_jsonl`); one that is not valid JSON raises :class:`CorruptData` naming the file, the
-line and how to restore or remake it (:func:`_read_json`, :func:`_read_jsonl`).
+:func:`_read_jsonl`); one that is not valid JSON, or lacks a field a figure reads, raises
+:class:`CorruptData` naming the file, the line or the part and how to restore or remake it
+(:func:`_read_json`, :func:`_read_jsonl`, :func:`_check_fields`).
 """
 
 from __future__ import annotations
@@ -155,11 +156,39 @@ def _read_json(path, what: str) -> dict:
     return doc
 
 
-def _read_jsonl(path, what: str) -> list:
+def _json_kind(obj) -> str:
+    """The JSON name of the kind of a decoded value (``"a JSON object"``, ``"a JSON array"``, ...)."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if obj is None else f"a JSON {names.get(type(obj), type(obj).__name__)}"
+
+
+def _check_fields(obj, fields, path, what: str, where: str) -> dict:
+    """``obj`` (a part of the stored input ``path``, described by ``where``, e.g. ``"models[1]"``) if
+    it is a JSON object with every key of ``fields``, else :class:`CorruptData` naming the part and
+    the missing keys (``what``: the command that makes the file, as for :func:`_need`)."""
+    if not isinstance(obj, dict):
+        raise _corrupt(path, f"is not readable: {where} is {_json_kind(obj)}, not a JSON object", what)
+    missing = [f for f in fields if f not in obj]
+    if missing:
+        raise _corrupt(path, f"is not readable: {where} has no field{'s' if len(missing) > 1 else ''} "
+                             f"{', '.join(map(repr, missing))}", what)
+    return obj
+
+
+def _check_list(obj, path, what: str, where: str) -> list:
+    """``obj`` if it is a non-empty JSON array, else :class:`CorruptData` (see :func:`_check_fields`)."""
+    if not isinstance(obj, list) or not obj:
+        kind = "an empty array" if isinstance(obj, list) else _json_kind(obj)
+        raise _corrupt(path, f"is not readable: {where} is {kind}, not a non-empty JSON array", what)
+    return obj
+
+
+def _read_jsonl(path, what: str, fields=(), when=None) -> list:
     """The records (JSON objects, one a line) of the JSON-lines file ``path``.
 
     Blank lines are skipped; an unterminated last line (a write cut short) is left out with a
-    warning (:func:`harness._atomic.read_records`).
+    warning (:func:`harness._atomic.read_records`). Each record (for which ``when(record)`` is
+    true, if ``when`` is given) must have the keys ``fields`` that the figure reads.
 
     Raises
     ------
@@ -167,11 +196,11 @@ def _read_jsonl(path, what: str) -> list:
         ``path`` is not a file, or holds no record (the message ends with ``what``, the command that
         makes it).
     CorruptData
-        A line is not valid JSON or not a JSON object (the message gives its line number), or the
-        file is not UTF-8.
+        A line is not valid JSON, not a JSON object or lacks one of ``fields`` (the message gives its
+        line number), or the file is not UTF-8.
     """
     try:
-        rows = read_records(_need(path, what),
+        rows = read_records(_need(path, what), fields=fields, when=when,
                             bad=lambda number, why: _corrupt(path, f"is not readable: line {number} is {why}", what))
     except UnicodeDecodeError as exc:
         raise _corrupt(path, f"is not UTF-8 text (byte {exc.start})", what) from None

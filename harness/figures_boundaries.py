@@ -10,13 +10,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from .figure_registry import MissingData, _make_data_cmd, _read_json, _register, _Stored
+from .figure_registry import MissingData, _check_fields, _check_list, _make_data_cmd, _read_json, _register, _Stored
+
+#: The fields :func:`_boundary_panel` reads of a stored problem and of a stored model.
+_PROBLEM_FIELDS = ("X", "y", "n_lab", "kernel", "sigma")
+_MODEL_FIELDS = ("name", "beta", "b", "objective", "unlabeled_error")
 
 
-def _load_models(path, command):
-    """The stored models of the JSON file ``path`` (:class:`MissingData` naming ``command`` if absent,
-    :class:`CorruptData` if it is not a valid JSON object: :func:`_read_json`)."""
-    return _read_json(path, f"run `{command}` to make it")
+def _load_models(path, command, panels: bool = False):
+    """The stored models of the JSON file ``path``: ``{"problem", "models"}``, or with ``panels``
+    ``{"panels": [{"title", "problem", "models"}, ...]}``.
+
+    Raises :class:`MissingData` naming ``command`` if the file is absent and :class:`CorruptData`
+    if it is not a valid JSON object (:func:`_read_json`) or lacks a field the figure reads.
+    """
+    what = f"run `{command}` to make it"
+    doc = _read_json(path, what)
+    if panels:
+        _check_fields(doc, ("panels",), path, what, "the document")
+        groups = [(f"panels[{i}]", panel) for i, panel in enumerate(_check_list(doc["panels"], path, what, "panels"))]
+    else:
+        groups = [("", doc)]
+    for where, group in groups:
+        _check_fields(group, ("problem", "models") + (("title",) if panels else ()), path, what,
+                      where or "the document")
+        prefix = f"{where}." if where else ""
+        _check_fields(group["problem"], _PROBLEM_FIELDS, path, what, f"{prefix}problem")
+        for i, model in enumerate(_check_list(group["models"], path, what, f"{prefix}models")):
+            _check_fields(model, _MODEL_FIELDS, path, what, f"{prefix}models[{i}]")
+    return doc
 
 
 def _boundary_panel(ax, problem: dict, model: dict, title: str, n_grid: int = 121):
@@ -75,7 +97,7 @@ def _jmlr_fig1(fig, data):
            size=(8.0, 3.6), source=f"reports/figures-data/icml2006-fig4.json ({_make_data_cmd('icml2006-fig4')})",
            data=_Stored("figures-data/icml2006-fig4.json"))
 def _icml_fig4(fig, data):
-    d = _load_models(data, _make_data_cmd("icml2006-fig4"))
+    d = _load_models(data, _make_data_cmd("icml2006-fig4"), panels=True)
     for i, panel in enumerate(d["panels"]):
         ax = fig.add_subplot(1, len(d["panels"]), i + 1)
         m = panel["models"][0]

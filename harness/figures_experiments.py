@@ -109,7 +109,8 @@ _ICML2013_FIG6_CMD = _make_data_cmd("icml2013-fig6")
 def _icml2013_fig6(fig, data):
     # Only the lines with the judged solvers' times (others time the squared-hinge S3VM-light and
     # the count-searched CCCP), at C = 10, the C the caption names.
-    rows = [r for r in _read_jsonl(data, f"run `{_ICML2013_FIG6_CMD}`") if "light_l1" in r and r["C"] == 10.0]
+    rows = [r for r in _read_jsonl(data, f"run `{_ICML2013_FIG6_CMD}`", ("id", "dataset", "C", "path", "cccp_b"),
+                                   when=lambda r: "light_l1" in r) if "light_l1" in r and r["C"] == 10.0]
     if not rows:
         raise MissingData(f"{data} holds no timing of the judged S3VM-light and CCCP at C = 10; run "
                           f"`{_ICML2013_FIG6_CMD}`")
@@ -172,7 +173,7 @@ def _plain_log_ticks(ax, values):
 
 
 def _read_curves(path, datasets, methods):
-    rows = _read_jsonl(path, f"run `{_CURVES_CMD}`")
+    rows = _read_jsonl(path, f"run `{_CURVES_CMD}`", ("dataset", "method", "n_labels"))
     keep = [r for r in rows if r["dataset"] in datasets and r["method"] in dict(methods)]
     if not keep:
         raise MissingData(f"{path} has no rows for methods {[m for m, _ in methods]} on {list(datasets)}; "
@@ -285,7 +286,7 @@ _JMLR_FIG9_CMD = _make_data_cmd("jmlr2008-fig9")
            "its threshold with the entropy stop, which is off so that every run has its k temperatures.",
            size=(4.8, 3.3), source=f"reports/figures-data/jmlr2008-fig9.jsonl ({_JMLR_FIG9_CMD})", data=_JMLR_FIG9)
 def _jmlr_fig9(fig, data):
-    rows = _read_jsonl(data, f"run `{_JMLR_FIG9_CMD}`")
+    rows = _read_jsonl(data, f"run `{_JMLR_FIG9_CMD}`", ("method", "steps", "unlabeled_error"))
     ax = fig.add_subplot()
     for i, m in enumerate(dict.fromkeys(r["method"] for r in rows)):
         pts = sorted((int(r["steps"]), float(r["unlabeled_error"])) for r in rows if r["method"] == m)
@@ -312,7 +313,7 @@ _JMLR_FIG10_CMD = _make_data_cmd("jmlr2008-fig10")
            "100 splits a correlation |r| below 0.2 is not significant at the 5% level.",
            size=(4.8, 3.4), source=f"reports/figures-data/jmlr2008-fig10.jsonl ({_JMLR_FIG10_CMD})", data=_JMLR_FIG10)
 def _jmlr_fig10(fig, data):
-    rows = _read_jsonl(data, f"run `{_JMLR_FIG10_CMD}`")
+    rows = _read_jsonl(data, f"run `{_JMLR_FIG10_CMD}`", ("method", "angle", "unlabeled_error", "test_error"))
     ax = fig.add_subplot()
     methods = list(dict.fromkeys(r["method"] for r in rows))
     for i, m in enumerate(methods):

@@ -250,7 +250,7 @@ def test_corrupt_middle_line_of_stored_jsonl_is_an_error_with_its_line(tmp_path,
     assert err[0].endswith("or delete it and run `s3vm-bench figures --make-data jmlr2008-fig9`")
     with pytest.raises(F.CorruptData, match=r"jmlr2008-fig9.jsonl is not readable: line 2 is not valid JSON \(Expecting value"):
         F.make_figure("jmlr2008-fig9", tmp_path / "figures")
-    path.write_text("\n".join(good) + "\n" + json.dumps({"method": "CCCP"}) + "\n7\n")
+    path.write_text("\n".join(good) + "\n" + good[0] + "\n7\n")
     with pytest.raises(F.CorruptData, match="is not readable: line 4 is a JSON int, not a JSON object"):
         F.make_figure("jmlr2008-fig9", tmp_path / "figures")
     path.write_text("\n".join(good) + "\n" + good[0][:20])
@@ -351,6 +351,9 @@ def test_a_corrupt_line_of_a_partial_records_file_is_named(tmp_path):
         fd._Records(tmp_path / "x.jsonl")
     partial.write_text('{"key": "a/1", "v": 1}\n[1, 2]\n')
     with pytest.raises(ValueError, match="line 2 is a JSON list, not a JSON object"):
+        fd._Records(tmp_path / "x.jsonl")
+    partial.write_text('{"key": "a/1", "v": 1}\n{"v": 2}\n')  # valid JSON without the key (a KeyError before)
+    with pytest.raises(ValueError, match="line 2 is a record without the field 'key'; delete that line"):
         fd._Records(tmp_path / "x.jsonl")
     partial.write_text('{"key": "a/1", "v": 1}\n{"key": "a/2", "v"')
     with pytest.warns(RuntimeWarning, match="unterminated last line"):
@@ -541,3 +544,48 @@ def test_icml2013_fig6_appends_the_missing_cells_only(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="no cell of icml2013-fig6 has a key starting with 'D99/'"):
         fd.icml2013_fig6(path, datasets=["D1", "D5"], n_splits=3, only="D99/", echo=lambda m: None)
     assert calls == []
+    # A line with the judged solvers' times but without its split is named (a KeyError before).
+    path.write_text(json.dumps({"id": "D1", "C": 10.0, "light_l1": {}}) + "\n")
+    with pytest.raises(ValueError, match="line 1 is a record without the field 'split'; delete that line"):
+        fd.icml2013_fig6(path, datasets=["D1"], n_splits=3, echo=lambda m: None)
+    assert calls == []
+
+
+def test_stored_input_without_a_field_the_figure_reads_is_corrupt_data(tmp_path):
+    """Valid JSON from an older or hand-edited file used to end in a KeyError traceback."""
+    fig1 = json.loads((F.REPORTS_DIR / "figures-data" / "jmlr2008-fig1.json").read_text())
+    fig4 = json.loads((F.REPORTS_DIR / "figures-data" / "icml2006-fig4.json").read_text())
+    no_beta = json.loads(json.dumps(fig1))
+    del no_beta["models"][1]["beta"]
+    no_sigma = json.loads(json.dumps(fig1))
+    del no_sigma["problem"]["sigma"]
+    models_object = dict(fig1, models={})
+    no_b = json.loads(json.dumps(fig4))
+    del no_b["panels"][0]["models"][0]["b"]
+    no_title = json.loads(json.dumps(fig4))
+    del no_title["panels"][1]["title"]
+    rec = json.dumps({"method": "CCCP", "steps": 1, "unlabeled_error": 0.2})
+    cases = [("jmlr2008-fig1", no_beta, r"models\[1\] has no field 'beta'"),
+             ("jmlr2008-fig1", no_sigma, "problem has no field 'sigma'"),
+             ("jmlr2008-fig1", models_object, "models is a JSON object, not a non-empty JSON array"),
+             ("icml2006-fig4", no_b, r"panels\[0\]\.models\[0\] has no field 'b'"),
+             ("icml2006-fig4", no_title, r"panels\[1\] has no field 'title'"),
+             ("icml2006-fig4", {"figure": "icml2006-fig4"}, "the document has no field 'panels'"),
+             ("jmlr2008-fig9", f"{rec}\n" + json.dumps({"method": "CCCP", "steps": 2}) + "\n",
+              "line 2 is a record without the field 'unlabeled_error'"),
+             ("jmlr2008-fig10", json.dumps({"method": "CCCP", "angle": 1.0}) + "\n",
+              "line 1 is a record without the fields 'unlabeled_error', 'test_error'"),
+             ("sigir2006-fig4", json.dumps({"method": "MFA", "dataset": "pcmac"}) + "\n",
+              "line 1 is a record without the field 'n_labels'"),
+             ("icml2013-fig6", json.dumps({"id": "D1", "C": 10.0, "light_l1": {}}) + "\n",
+              "line 1 is a record without the fields 'dataset', 'path', 'cccp_b'")]
+    for name, doc, match in cases:
+        path = tmp_path / ("in.json" if isinstance(doc, dict) else "in.jsonl")
+        path.write_text(json.dumps(doc) if isinstance(doc, dict) else doc)
+        with pytest.raises(F.CorruptData, match=f"{path.name} is not readable: {match}; restore it"):
+            F.make_figure(name, tmp_path / "figures", data=path)
+    assert not (tmp_path / "figures").exists()
+    # The shipped files have every field: both figures are drawn from copies of them.
+    for name, doc in (("jmlr2008-fig1", fig1), ("icml2006-fig4", fig4)):
+        (tmp_path / "ok.json").write_text(json.dumps(doc))
+        _check_files(name, F.make_figure(name, tmp_path / "figures", data=tmp_path / "ok.json"))
