@@ -59,8 +59,26 @@ class Split:
                              "(a point in two parts); give each point to one part at most")
 
 
+def _check_int(value, name: str, minimum: int | None = None, what: str = "") -> int:
+    """``value`` as an int if it is a Python or NumPy integer (not a bool, not a float even when
+    whole) and ``>= minimum``; TypeError / ValueError naming ``name`` (and ``what`` it counts) otherwise."""
+    bound = "" if minimum is None else f" >= {minimum}"
+    kind = f"an int{bound}" + (f" ({what})" if what else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {kind}, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return int(value)
+
+
 def derive_seed(dataset: str, protocol: str, index: int, base_seed: int = 0) -> int:
-    """A 63-bit seed from (data set, protocol, split index, base seed), stable across runs."""
+    """A 63-bit seed from (data set, protocol, split index, base seed), stable across runs.
+
+    ``index`` and ``base_seed`` are integers (TypeError otherwise: a float would be truncated and
+    give the seed of another split).
+    """
+    _check_int(index, "index")
+    _check_int(base_seed, "base_seed")
     key = f"{dataset}|{protocol}|{int(index)}|{int(base_seed)}".encode()
     return int.from_bytes(hashlib.sha256(key).digest()[:8], "little") >> 1
 
@@ -110,12 +128,24 @@ def _random_split(ds: Dataset, protocol: str, index: int, base_seed: int, sizes,
     return Split(protocol, index, seed, *parts)
 
 
-def _check_args(ds, n_splits) -> None:
-    """TypeError unless ``ds`` is a :class:`Dataset`; ValueError unless ``n_splits`` is an integer >= 1."""
+def _check_args(ds, n_splits, base_seed) -> None:
+    """TypeError unless ``ds`` is a :class:`Dataset` and ``base_seed`` an integer; ValueError unless
+    ``n_splits`` is an integer >= 1."""
     if not isinstance(ds, Dataset):
         raise TypeError(f"ds must be a Dataset (e.g. load_dataset('g50c')), got {type(ds).__name__}")
     if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 1:
         raise ValueError(f"n_splits must be an integer >= 1, got {n_splits!r}")
+    _check_int(base_seed, "base_seed")
+
+
+def _check_n_labeled(n_labeled, n_pool: int, ds: Dataset) -> int:
+    """``n_labeled`` if it is an int that leaves at least one of the ``n_pool`` training points of
+    ``ds`` unlabeled; TypeError / ValueError otherwise."""
+    n_labeled = _check_int(n_labeled, "n_labeled", 1, "the number of labeled points")
+    if n_labeled >= n_pool:
+        raise ValueError(f"n_labeled = {n_labeled} leaves no unlabeled point: {ds.name!r} has {n_pool} training "
+                         f"points; use at most {n_pool - 1}")
+    return n_labeled
 
 
 def _fixed_or_random(ds: Dataset, protocol: str, n_labeled: int, n_splits: int, base_seed: int):
@@ -136,12 +166,13 @@ def jmlr2008_splits(ds: Dataset, n_splits: int = 10, n_labeled: int | None = Non
     otherwise random splits, stratified so that every class has a labeled point. A file carries at
     most its own number of splits (10): asking for more gives those (callers compare the length).
     """
-    _check_args(ds, n_splits)
+    _check_args(ds, n_splits, base_seed)
     name = ds.name
     if n_labeled is None:
         if name not in JMLR2008_LABELED:
             raise ValueError(f"JMLR 2008 Table 4 gives no l for {name!r}; pass n_labeled")
         n_labeled = JMLR2008_LABELED[name]
+    n_labeled = _check_n_labeled(n_labeled, ds.n_samples, ds)
     return _fixed_or_random(ds, "jmlr2008", n_labeled, n_splits, base_seed)
 
 
@@ -151,7 +182,7 @@ def icml2006_splits(ds: Dataset, n_splits: int = 10, base_seed: int = 0) -> list
     Where the data set we hold is smaller than the paper's (eset2: 1620 of 2700 points), the four
     sizes are scaled by n / (l+u+v+t), rounding l and v up so that they never shrink to zero.
     """
-    _check_args(ds, n_splits)
+    _check_args(ds, n_splits, base_seed)
     if ds.name not in ICML2006_SIZES:
         raise ValueError(f"ICML 2006 Table 3 has no sizes for {ds.name!r}; it has {sorted(ICML2006_SIZES)}")
     sizes = np.array(ICML2006_SIZES[ds.name], dtype=float)
@@ -170,7 +201,7 @@ def icml2013_splits(ds: Dataset, n_splits: int = 10, base_seed: int = 0) -> list
     The training half is split into labeled and unlabeled points; the validation set (same
     size as L) is drawn from the other half and the rest of that half is the test set.
     """
-    _check_args(ds, n_splits)
+    _check_args(ds, n_splits, base_seed)
     n = ds.n_samples
     n_train = n // 2
     l_ = min(30, int(0.1 * n_train))
@@ -185,9 +216,13 @@ def sigir2006_splits(ds: Dataset, n_labeled: int, n_splits: int = 10, n_test: in
     The test part is the same for every ``n_labeled`` of a split index (it is drawn first, from a
     seed that does not depend on ``n_labeled``), so learning-curve points are comparable.
     """
-    _check_args(ds, n_splits)
+    _check_args(ds, n_splits, base_seed)
     if n_test is None:
         n_test = SIGIR2006_TEST.get(ds.name, ds.n_samples // 4)
+    n_test = _check_int(n_test, "n_test", 0, "the number of test points")
+    if n_test >= ds.n_samples:
+        raise ValueError(f"n_test = {n_test} leaves no training point: {ds.name!r} has {ds.n_samples} points")
+    n_labeled = _check_n_labeled(n_labeled, ds.n_samples - n_test, ds)
     out = []
     for i in range(n_splits):
         outer = _random_split(ds, "sigir2006", i, base_seed, (n_test,), min_labeled=0)

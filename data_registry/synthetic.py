@@ -9,6 +9,7 @@ import numpy as np
 from scipy.stats import norm
 
 from .catalog import Dataset
+from .splits import _check_int
 
 __all__ = ["two_moons", "two_circles", "g50c_like", "TWO_MOONS_LABELED"]
 
@@ -28,18 +29,7 @@ TWO_MOONS_LABELED = np.array([[0.0, _SCALE], [_SCALE, 0.5 * _SCALE - _SCALE]])
 def _rng(seed) -> np.random.Generator:
     if seed is None:
         raise ValueError("pass an explicit integer seed: synthetic data must be reproducible")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise TypeError(f"seed must be an int >= 0, got {seed!r}")
-    return np.random.default_rng(seed)
-
-
-def _check_count(value, name: str, minimum: int) -> int:
-    """``value`` as an int if it is a Python or NumPy integer (not a bool) >= ``minimum``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int >= {minimum} (a number of points), got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return int(value)
+    return np.random.default_rng(_check_int(seed, "seed", 0))
 
 
 def _check_real(value, name: str, what: str) -> float:
@@ -82,9 +72,9 @@ def two_moons(seed: int, n_unlabeled: int = 100, n_test: int = 200, noise: float
     noise : float, default=0.1
         Standard deviation of the Gaussian noise added to each coordinate, >= 0.
     """
-    if _check_count(n_unlabeled, "n_unlabeled", 2) % 2:
+    if _check_int(n_unlabeled, "n_unlabeled", 2, "a number of points") % 2:
         raise ValueError(f"n_unlabeled must be an even number >= 2 (half per moon), got {n_unlabeled}")
-    _check_count(n_test, "n_test", 2)
+    _check_int(n_test, "n_test", 2, "a number of points")
     noise = _check_real(noise, "noise", "the standard deviation of the Gaussian noise")
     rng = _rng(seed)
     Xu, yu = _moons(n_unlabeled // 2, n_unlabeled // 2, rng, noise)
@@ -118,8 +108,8 @@ def two_circles(seed: int, n: int = 200, noise: float = 0.05, radii=(0.5, 1.0), 
     n_test : int, default=200
         Test points, >= 2 (half per circle).
     """
-    _check_count(n, "n", 4)
-    _check_count(n_test, "n_test", 2)
+    _check_int(n, "n", 4, "a number of points")
+    _check_int(n_test, "n_test", 2, "a number of points")
     noise = _check_real(noise, "noise", "the standard deviation of the Gaussian noise")
     if isinstance(radii, (str, bytes)) or np.ndim(radii) != 1 or len(radii) != 2:
         raise ValueError(f"radii must be two numbers (inner radius, outer radius), got {radii!r}")
@@ -150,8 +140,8 @@ def g50c_like(seed: int, n: int = 550, d: int = 50, bayes_error: float = 0.05) -
     rule (the hyperplane through 0) errs with probability ``bayes_error`` (Bengio & Grandvalet
     2004, as used for g50c in JMLR 2008 Sec. 5.1). Classes are balanced.
     """
-    _check_count(n, "n", 2)
-    _check_count(d, "d", 1)
+    _check_int(n, "n", 2, "a number of points")
+    _check_int(d, "d", 1, "a number of dimensions")
     if not 0.0 < bayes_error < 0.5:
         raise ValueError(f"bayes_error must be in (0, 0.5), got {bayes_error}")
     rng = _rng(seed)

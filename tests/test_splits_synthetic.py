@@ -193,3 +193,33 @@ def test_synthetic_generators_take_numpy_integers_and_zero_noise():
     np.testing.assert_allclose(np.linalg.norm(ds.X[2:][ds.y[2:] == 1], axis=1), 1.25)  # on the upper moon exactly
     ds = two_circles(seed=np.int32(1), n=8, noise=0.0, radii=[0.0, 2.0], n_test=2)
     np.testing.assert_allclose(np.linalg.norm(ds.X, axis=1), np.where(ds.y == 1, 0.0, 2.0), atol=1e-15)
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda ds: jmlr2008_splits(ds, n_labeled=5.0), TypeError, "n_labeled must be an int >= 1"),
+    (lambda ds: jmlr2008_splits(ds, n_labeled=0), ValueError, "n_labeled must be an int >= 1"),
+    (lambda ds: jmlr2008_splits(ds, n_labeled=60), ValueError, "n_labeled = 60 leaves no unlabeled point: .* has 60 "
+                                                              "training points; use at most 59"),
+    (lambda ds: jmlr2008_splits(ds, n_labeled=6, base_seed=1.5), TypeError, "base_seed must be an int"),
+    (lambda ds: icml2013_splits(ds, base_seed="0"), TypeError, "base_seed must be an int"),
+    (lambda ds: sigir2006_splits(ds, n_labeled=45), ValueError, "n_labeled = 45 leaves no unlabeled point: .* has 45 "
+                                                                "training points"),
+    (lambda ds: sigir2006_splits(ds, n_labeled=6, n_test=60), ValueError, "n_test = 60 leaves no training point"),
+    (lambda ds: sigir2006_splits(ds, n_labeled=6, n_test=-1), ValueError, "n_test must be an int >= 0"),
+    (lambda ds: derive_seed(ds.name, "jmlr2008", 1.5), TypeError, "index must be an int"),
+])
+def test_split_protocols_refuse_counts_and_seeds_that_make_no_split(call, err, match):
+    """60 labeled of 60 points gave splits with no unlabeled point; a float seed was truncated
+    (base_seed=1.5 gave the splits of base_seed=1); a float count failed inside numpy."""
+    with pytest.raises(err, match=match):
+        call(g50c_like(seed=0, n=60))
+
+
+def test_split_protocols_take_numpy_integers():
+    ds = g50c_like(seed=0, n=60)
+    a = jmlr2008_splits(ds, n_splits=2, n_labeled=np.int64(6), base_seed=np.int32(3))
+    b = jmlr2008_splits(ds, n_splits=2, n_labeled=6, base_seed=3)
+    assert [s.seed for s in a] == [s.seed for s in b] and np.array_equal(a[1].labeled, b[1].labeled)
+    assert all(s.unlabeled.size == 54 for s in a)
+    s = sigir2006_splits(ds, n_labeled=44)[0]  # the largest l that leaves an unlabeled point
+    assert (s.labeled.size, s.unlabeled.size, s.test.size) == (44, 1, 15)
