@@ -13,7 +13,6 @@ failed or corrupted download never leaves a file behind.
 
 from __future__ import annotations
 
-import difflib
 import os
 import shutil
 import urllib.parse
@@ -22,6 +21,8 @@ from importlib import resources
 from pathlib import Path
 
 import pooch
+
+from s3vm_bench import did_you_mean
 
 __all__ = [
     "DataFetchError",
@@ -125,11 +126,6 @@ def _copy_downloader(url: str, output_file, pup) -> None:  # noqa: ARG001 - pooc
             shutil.copyfileobj(fin, output_file)
 
 
-def _suggest(name: str, choices) -> str:
-    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
-    return f" Did you mean {close[0]!r}?" if close else ""
-
-
 def is_cached(name: str) -> bool:
     """Whether ``name`` is already in the cache (existence only; fetch() re-verifies the hash)."""
     return (cache_dir() / name).is_file()
@@ -153,7 +149,7 @@ def fetch(name: str) -> Path:
     """
     reg = registry()
     if name not in reg:
-        raise ValueError(f"{name!r} is not a file of the s3vm-bench data registry.{_suggest(name, reg)}")
+        raise ValueError(f"{name!r} is not a file of the s3vm-bench data registry.{did_you_mean(name, reg)}")
     pup = make_pooch()
     url = pup.get_url(name)
     if url.startswith("unavailable://") and not (Path(pup.abspath) / name).is_file():

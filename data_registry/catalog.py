@@ -8,12 +8,13 @@ Keeping labels non-negative leaves ``-1`` free for scikit-learn's "unlabeled" ma
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
+
+from s3vm_bench import did_you_mean
 
 from . import _readers as rd
 from ._fetch import DataFetchError, cache_dir, fetch, is_cached
@@ -505,8 +506,7 @@ def get_spec(name: str) -> DatasetSpec:
         raise TypeError(f"data set name must be a str, got {type(name).__name__}")
     key = _ALIASES.get(name, name)
     if key not in CATALOG:
-        close = difflib.get_close_matches(name, list(CATALOG) + list(_ALIASES), n=1, cutoff=0.5)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(name, list(CATALOG) + list(_ALIASES))
         raise ValueError(f"unknown data set {name!r}.{hint} `s3vm-bench data list` shows them all.")
     return CATALOG[key]
 

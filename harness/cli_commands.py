@@ -476,11 +476,10 @@ def figures_command(args) -> int:
         return 2
     unknown = [n for n in names if n not in FIGURES]
     if unknown:
-        import difflib
+        from s3vm_bench import did_you_mean
 
-        hints = [f"{n} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(n, list(FIGURES), n=1, cutoff=0.6))
-                 else n for n in unknown]
-        print(f"error: unknown figure(s) {', '.join(hints)}; see `s3vm-bench figures --list`", file=sys.stderr)
+        print(f"error: unknown figure(s) {', '.join(map(repr, unknown))}.{did_you_mean(unknown[0], FIGURES)} See "
+              "`s3vm-bench figures --list`.", file=sys.stderr)
         return 2
     from ._atomic import atomic_write
 
@@ -506,7 +505,10 @@ def figure_data_command(args) -> int:
 
     unknown = [n for n in args.make_data if n not in DATA]
     if unknown:
-        print(f"error: unknown figure data {', '.join(unknown)}; known: {', '.join(DATA)}", file=sys.stderr)
+        from s3vm_bench import did_you_mean
+
+        print(f"error: unknown figure data {', '.join(unknown)}.{did_you_mean(unknown[0], DATA)} Known: "
+              f"{', '.join(DATA)}", file=sys.stderr)
         return 2
     try:
         for name in args.make_data:

@@ -272,7 +272,9 @@ def make_data(name: str, reports_dir=None, only: str | None = None, echo=print) 
         Unknown name, or ``only`` given for a JSON document.
     """
     if name not in DATA:
-        raise ValueError(f"unknown figure data {name!r}; known: {', '.join(DATA)}")
+        from s3vm_bench import did_you_mean
+
+        raise ValueError(f"unknown figure data {name!r}.{did_you_mean(name, DATA)} Known: {', '.join(DATA)}")
     spec = DATA[name]
     if only is not None and spec.kind == "json":
         raise ValueError(f"{name} is one document, not cells: --only does not apply to it")

@@ -32,7 +32,6 @@ order, labeled labels, n_lab, the balance target k, kernel, sigma, C, C*).
 
 from __future__ import annotations
 
-import difflib
 import dataclasses
 import hashlib
 import json
@@ -41,6 +40,7 @@ from typing import Callable
 
 import numpy as np
 
+from s3vm_bench import did_you_mean
 from s3vm_bench.data_registry import Dataset, Split, jmlr2008_splits, load_dataset, two_circles, two_moons
 from s3vm_bench.solvers.numerics import exact_r, n_positive
 
@@ -113,9 +113,7 @@ def get_reference_set(name: str) -> ReferenceSet:
     try:
         return REFERENCE_SETS[name]
     except KeyError:
-        close = difflib.get_close_matches(str(name), list(REFERENCE_SETS), n=1, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"no reference optima for {name!r}.{hint} The reference sets: {', '.join(REFERENCE_SETS)}") from None
+        raise ValueError(f"no reference optima for {name!r}.{did_you_mean(name, REFERENCE_SETS)} The reference sets: {', '.join(REFERENCE_SETS)}") from None
 
 
 @dataclass(frozen=True)

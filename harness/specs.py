@@ -16,7 +16,8 @@ printed at the top of each report.
 
 from __future__ import annotations
 
-import difflib
+
+from s3vm_bench import did_you_mean
 
 from .icml2013 import DATASETS as ICML2013_DATASETS
 from .icml2013 import KEY as ICML2013_KEY
@@ -462,8 +463,6 @@ def get_spec(key: str) -> TableSpec:
         why = UNSPECIFIED.get(key)
         if why:
             raise ValueError(f"{key} has no spec yet: {why}")
-        close = difflib.get_close_matches(str(key), list(SPECS), n=1, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown table {key!r}.{hint} Known: {', '.join(sorted(SPECS))} "
+        raise ValueError(f"unknown table {key!r}.{did_you_mean(key, SPECS)} Known: {', '.join(sorted(SPECS))} "
                          "(`s3vm-bench reproduce --list`)")
     return SPECS[key]

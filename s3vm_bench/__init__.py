@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["PACKAGES", "PACKAGE_DIR", "import_name", "project_name"]
+__all__ = ["PACKAGES", "PACKAGE_DIR", "import_name", "project_name", "did_you_mean"]
 
 #: The project's subpackages (their folders' names).
 PACKAGES = ("data_registry", "solvers", "harness")
@@ -45,3 +45,19 @@ def project_name(name: str) -> str:
     if name.startswith(prefix) and name[len(prefix):].split(".", 1)[0] in PACKAGES:
         return name[len(prefix):]
     return name
+
+
+def did_you_mean(name, choices) -> str:
+    """``" Did you mean 'x'?"`` for the choice closest to the unknown ``name``, or ``""``.
+
+    The one rule of every "unknown name" message (solvers, data sets, registry files, tables,
+    figures, reference sets): :func:`difflib.get_close_matches` with cutoff 0.6 on lower-cased
+    names, so a change of case alone (``"SVM"``) still finds ``"svm"``.
+    """
+    import difflib
+
+    by_lower = {}
+    for choice in choices:
+        by_lower.setdefault(str(choice).lower(), str(choice))
+    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" Did you mean {by_lower[close[0]]!r}?" if close else ""

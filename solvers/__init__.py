@@ -11,10 +11,9 @@ under the entry-point group ``s3vm_bench.solvers``.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 
-from s3vm_bench import import_name
+from s3vm_bench import did_you_mean, import_name
 
 __all__ = ["REGISTRY", "ENTRY_POINT_GROUP", "get_solver", "available_solvers", "check_solver_class"]
 
@@ -129,9 +128,7 @@ def get_solver(name: str):
         eps = _entry_points()
         if name in eps:
             return check_solver_class(eps[name].load(), name)
-        close = difflib.get_close_matches(name, available_solvers(), n=1, cutoff=0.5)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown solver {name!r}.{hint} Registered: {', '.join(available_solvers())}; "
+        raise ValueError(f"unknown solver {name!r}.{did_you_mean(name, available_solvers())} Registered: {', '.join(available_solvers())}; "
                          "or name your own as 'package.module:Class' or 'path/to/file.py:Class'.")
     target = target or name
     module_name, _, cls_name = target.rpartition(":")

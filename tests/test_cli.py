@@ -351,3 +351,22 @@ def test_compare_names_the_problem_a_solver_raised_on(capsys, data_env, work_fol
     err = capsys.readouterr().err
     assert err == "error: Raiser failed on g50c split 0 class 1: RuntimeError: deliberate failure in fit\n"
     assert not (work_folder / "results" / "compare").exists()
+
+
+def test_unknown_names_get_the_closest_known_one_whatever_the_case(capsys):
+    """One rule for every "unknown name" message (s3vm_bench.did_you_mean): case alone used to
+    defeat the suggestion ('SVM', 'G50C')."""
+    from s3vm_bench import did_you_mean
+
+    assert did_you_mean("SVM", ["svm", "svm_5cv"]) == " Did you mean 'svm'?"
+    assert did_you_mean("newtn", ["newton", "cccp"]) == " Did you mean 'newton'?"
+    assert did_you_mean("zzzz", ["newton", "cccp"]) == ""
+    for argv, hint in ((["run", "--solver", "SVM", "--dataset", "g50c"], "Did you mean 'svm'?"),
+                       (["data", "info", "G50C"], "Did you mean 'g50c'?"),
+                       (["reproduce", "JMLR2008-table8", "--plan"], "Did you mean 'jmlr2008-table8'?"),
+                       (["figures", "jmlr2008-fig99", "xx"], "unknown figure(s) 'jmlr2008-fig99', 'xx'. Did you mean "
+                                                             "'jmlr2008-fig9'?"),
+                       (["figures", "--make-data", "jmlr2008-fig99"], "Did you mean 'jmlr2008-fig9'?")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: unknown") and hint in err[0], (argv, err)
