@@ -21,6 +21,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import expit
 
+from ._validation import _is_int, _is_real
+
 __all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "threshold_shift",
            "dichotomic_search", "DichotomicResult", "balance_root", "BalanceRoot", "balance_probabilities"]
 
@@ -31,7 +33,7 @@ RESULT_VERSION = 1
 
 def _check_count(k, name: str) -> int:
     """``k`` as an int if it is a Python or NumPy integer (not a bool) >= 0, else TypeError / ValueError."""
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+    if not _is_int(k):
         raise TypeError(f"{name} must be an int >= 0 (a number of points), got {k!r}")
     if k < 0:
         raise ValueError(f"{name} must be an int >= 0 (a number of points), got {k!r}")
@@ -95,7 +97,7 @@ def n_positive(u: int, r: float) -> int:
     int >= 0 and ``r`` a fraction in [0, 1] (TypeError / ValueError otherwise).
     """
     u = _check_count(u, "u")
-    if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, float, np.integer, np.floating)):
+    if not _is_real(r):
         raise TypeError(f"r must be a number in [0, 1], got {r!r}")
     if not 0.0 <= r <= 1.0:
         raise ValueError(f"r must be a fraction in [0, 1], got {r!r}")
@@ -265,11 +267,11 @@ def _check_search_args(r0, max_iter, step, xtol):
     """ValueError / TypeError unless :func:`dichotomic_search`'s ``r0`` is finite, ``max_iter`` an
     int >= 1, ``step`` finite > 0 and ``xtol`` finite >= 0."""
     for name, value in (("r0", r0), ("step", step), ("xtol", xtol)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        if not _is_real(value):
             raise TypeError(f"{name} must be a real number, got {value!r}")
         if not np.isfinite(value):
             raise ValueError(f"{name} must be finite, got {value!r}")
-    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+    if not _is_int(max_iter) or max_iter < 1:
         raise ValueError(f"max_iter must be an int >= 1 (solves at most), got {max_iter!r}")
     if step <= 0:
         raise ValueError(f"step must be > 0 (the first bracketing step in r~), got {step!r}")
@@ -279,8 +281,7 @@ def _check_search_args(r0, max_iter, step, xtol):
 
 def _check_stall_halvings(stall_halvings):
     """ValueError unless ``stall_halvings`` is None or an int >= 1 (:func:`dichotomic_search`)."""
-    if stall_halvings is not None and (isinstance(stall_halvings, bool) or not isinstance(stall_halvings, (int, np.integer))
-                                       or stall_halvings < 1):
+    if stall_halvings is not None and (not _is_int(stall_halvings) or stall_halvings < 1):
         raise ValueError(f"stall_halvings must be an int >= 1 or None, got {stall_halvings!r}")
 
 
