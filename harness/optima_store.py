@@ -59,18 +59,49 @@ def load_store(set_name: str, directory=None) -> dict:
         return {"format": FORMAT, "set": set_name, "description": ref.description, "paper": ref.paper,
                 "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
                 "data": _data_checksums(ref), "entries": {}}
-    return _read(path, FORMAT)
+    return _read(path, FORMAT, _OPTIMUM_FIELDS)
 
 
-def _read(path: Path, fmt: int) -> dict:
-    """The store in ``path``.
+#: Kinds of stored fields: (what the message calls it, the JSON-decoded types it may have).
+_NUMBER, _NUMBER_OR_NULL = ("a number", (int, float)), ("a number or null", (int, float, type(None)))
+_TEXT, _COUNT, _FLAG = ("a string", (str,)), ("an integer", (int,)), ("a boolean", (bool,))
+#: The fields every stored optimum is read by (``compare``, ``optima show``, the figures) and their kinds.
+_OPTIMUM_FIELDS = {"digest": _TEXT, "labels": _TEXT, "u": _COUNT, "objective": _NUMBER, "lower_bound": _NUMBER,
+                   "gap": _NUMBER, "status": _TEXT, "nodes": _COUNT, "seconds": _NUMBER, "unlabeled_error": _NUMBER,
+                   "objective_true_labels": _NUMBER}
+#: The same for a stored certified lower bound (``gap`` and ``best_objective`` may be null: no solver value yet).
+_BOUND_FIELDS = {"digest": _TEXT, "lower_bound": _NUMBER, "best_objective": _NUMBER_OR_NULL, "gap": _NUMBER_OR_NULL,
+                 "seconds": _NUMBER, "certified_optimal": _FLAG, "best_solver": _TEXT}
+
+
+def _entry_problem(key: str, entry, fields: dict) -> str | None:
+    """Why the stored entry ``key`` cannot be read -- not an object, a field of ``fields``
+    (``name -> (kind, types)``) missing or of another kind, a labeling that is not ``u`` signs --
+    or None."""
+    if not isinstance(entry, dict):
+        return f"its entry {key!r} is not a JSON object"
+    for name, (kind, types) in fields.items():
+        if name not in entry:
+            return f"its entry {key!r} has no field {name!r}"
+        value = entry[name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            return f"the field {name!r} of its entry {key!r} is {json.dumps(value)[:40]}, not {kind}"
+    labels = entry.get("labels")
+    if isinstance(labels, str) and (set(labels) - {"+", "-"} or len(labels) != entry["u"]):
+        return f"the labeling of its entry {key!r} is not {entry['u']} signs + and -"
+    return None
+
+
+def _read(path: Path, fmt: int, fields: dict) -> dict:
+    """The store in ``path``, each of whose entries has the ``fields`` (:func:`_entry_problem`).
 
     Raises
     ------
     ValueError
         If the file is not a store (empty, cut short, not JSON, not an object with an
-        ``entries`` object; the message names the file and how to recover it,
-        :func:`_unreadable`), or a store of another format than ``fmt``.
+        ``entries`` object, an entry without a field its readers need or with one of another
+        kind; the message names the file, the entry and how to recover it, :func:`_unreadable`),
+        or a store of another format than ``fmt``.
     """
     try:
         store = json.loads(path.read_text("utf-8"))
@@ -80,6 +111,10 @@ def _read(path: Path, fmt: int) -> dict:
         raise _unreadable(path, "not a JSON object with an \"entries\" object")
     if store.get("format") != fmt:
         raise ValueError(f"{path} has format {store.get('format')!r}; this version reads format {fmt}")
+    for key, entry in store["entries"].items():
+        problem = _entry_problem(key, entry, fields)
+        if problem:
+            raise _unreadable(path, problem)
     return store
 
 
@@ -222,7 +257,7 @@ def load_bounds(dataset: str, directory=None) -> dict:
                              "exact r), as harness.protocol.protocol_objective computes it",
                 "settings": {"kernel": s.kernel, "sigma": s.sigma, "C": s.C, "C_star": s.c_star, "r": "exact"},
                 "best_objective_from": f"reports/runs/{BOUND_RUNS_TABLE}/{dataset}.csv", "entries": {}}
-    return _read(path, BOUNDS_FORMAT)
+    return _read(path, BOUNDS_FORMAT, _BOUND_FIELDS)
 
 
 def save_bounds(store: dict, directory=None) -> Path:

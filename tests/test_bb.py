@@ -777,8 +777,11 @@ def test_labelings_of_other_splits_of_the_same_data_seed_a_search(tmp_path, monk
     probs = {i: optima.binary_problems("two_circles", *made[i], ref.settings)[0] for i in range(3)}
     store = optima.load_store("two_circles", tmp_path)
 
-    def put(i, labels):
-        store["entries"][probs[i].key] = {"digest": probs[i].digest(), "labels": optima.labels_to_str(labels)}
+    def put(i, labels):  # an entry with every field a stored optimum has (optima_store checks them when read)
+        store["entries"][probs[i].key] = {"digest": probs[i].digest(), "labels": optima.labels_to_str(labels),
+                                          "u": len(labels), "objective": 1.0, "lower_bound": 0.5, "gap": 1.0,
+                                          "status": "node_limit", "certified": False, "nodes": 1, "seconds": 0.0,
+                                          "unlabeled_error": 0.0, "objective_true_labels": 1.0}
 
     put(0, probs[0].y[probs[0].n_lab:])  # the truth: it fits every split
     seeds = optima._labelings_from_other_splits("two_circles", probs[1], 1, store, made, 3)

@@ -468,14 +468,15 @@ def test_build_bounds_of_some_problems_solves_only_those(data_env, tmp_path, mon
 
 def test_build_bounds_keeps_entries_stored_by_a_concurrent_build(data_env, tmp_path, monkeypatch):
     from s3vm_bench.harness import certify
-    from s3vm_bench.harness.optima import build_bounds, load_bounds, save_bounds
+    from s3vm_bench.harness.optima import OPTIMA_DIR, build_bounds, load_bounds, save_bounds
 
     real = certify.optimize_bound
 
     def with_other_build(*args, **kwargs):
         # another build of g50c stores an entry while this one's search runs
         other = load_bounds("g50c", tmp_path)
-        other["entries"]["split1/class1"] = {"split": 1, "label": 1, "lower_bound": 1.0, "marker": "other"}
+        shipped = load_bounds("g50c", OPTIMA_DIR)["entries"]["split1/class1"]  # every field of a stored bound
+        other["entries"]["split1/class1"] = dict(shipped, lower_bound=1.0, marker="other")
         save_bounds(other, tmp_path)
         return real(*args, **kwargs)
 
