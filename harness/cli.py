@@ -26,7 +26,7 @@ import os
 import sys
 
 from . import cli_commands as commands
-from .paths import DEFAULT_WORK_DIR, ENV_VAR
+from .paths import DEFAULT_WORK_DIR, ENV_VAR, check_writable_folder, work_dir
 
 __all__ = ["main", "build_parser"]
 
@@ -282,28 +282,57 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _work_folder_problem(out) -> str | None:
+    """Why the work folder (``--out``, else ``$S3VM_RESULTS_DIR``, else ``./s3vm-results``) cannot be
+    one -- empty, a file, or under a file -- or None. Checked for every command that has one, before
+    any work."""
+    if out is not None and not str(out).strip():
+        return f"--out is empty: name a folder, or leave it out for ${ENV_VAR} or ./{DEFAULT_WORK_DIR}"
+    try:
+        root = work_dir(out).root
+        option = "--out" if out is not None else (ENV_VAR if ENV_VAR in os.environ else "the work folder")
+        check_writable_folder(option, root, write=False)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is among the causes of ``exc``: numba's compiled code, for one,
+    turns a Ctrl-C inside it into a SystemError "returned a result with an exception set"."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _report_interrupt() -> None:
+    # Ctrl-C: what finished before it is kept (cells in the cache, whole rows in the results
+    # tables, complete store files); reproduce, figures --make-data and optima build go on from
+    # there when run again.
+    print("\ninterrupted: what was finished before is kept (cached cells, rows and files already written)",
+          file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``s3vm-bench`` console script."""
     args = build_parser().parse_args(argv)
+    if hasattr(args, "out"):
+        problem = _work_folder_problem(args.out)  # before any work, not at the first write
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     if getattr(args, "out", None) is not None:
         # --out names the work folder of everything this command reads back or writes (the library
         # functions read it from the environment: harness.paths.work_dir).
-        if not str(args.out).strip():
-            print(f"error: --out is empty: name a folder, or leave it out for ${ENV_VAR} or ./{DEFAULT_WORK_DIR}",
-                  file=sys.stderr)
-            return 2
-        if os.path.exists(args.out) and not os.path.isdir(args.out):  # before any work, not at the first write
-            print(f"error: --out {args.out} is a file, not a folder: name the work folder", file=sys.stderr)
-            return 2
         os.environ[ENV_VAR] = str(args.out)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        # Ctrl-C: what finished before it is kept (cells in the cache, whole rows in the results
-        # tables, complete store files); reproduce, figures --make-data and optima build go on from
-        # there when run again.
-        print("\ninterrupted: what was finished before is kept (cached cells, rows and files already written)",
-              file=sys.stderr)
+        _report_interrupt()
         return 130
     except BrokenPipeError:
         # The reader of the output went away (`s3vm-bench ... | head`): stop quietly, as Unix tools do;
@@ -318,6 +347,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        if not _caused_by_interrupt(exc):
+            raise
+        _report_interrupt()
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -103,7 +103,7 @@ def work_dir(out=None) -> WorkDir:
     return WorkDir(Path(value).expanduser())
 
 
-def check_writable_folder(option: str, folder) -> Path:
+def check_writable_folder(option: str, folder, write: bool = True) -> Path:
     """Check, before any work, that files can be written in ``folder`` or that it can be created.
 
     Nothing is created: a file is made and removed at once in ``folder``, or in its nearest
@@ -114,6 +114,9 @@ def check_writable_folder(option: str, folder) -> Path:
     option : str
         The command-line option that named the folder (``"--cache"``), for the message.
     folder : path
+    write : bool, default=True
+        Whether to try writing a file; False checks only that ``folder`` is, or can become, a
+        folder (no file on its path), for a command that may only read it.
 
     Returns
     -------
@@ -133,6 +136,8 @@ def check_writable_folder(option: str, folder) -> Path:
         probe = probe.parent
     if not probe.is_dir():
         raise ValueError(f"{option} {folder} cannot be created: {probe} is a file; name another folder")
+    if not write:
+        return folder
     try:
         with tempfile.TemporaryFile(dir=probe):
             pass

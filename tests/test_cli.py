@@ -229,6 +229,10 @@ def test_reproduce_ignore_store_flag_has_two_spellings(flag):
     # Ctrl-C: a short message saying what is kept, status 130 (128 + SIGINT), no traceback.
     ("KeyboardInterrupt", 130,
      "\ninterrupted: what was finished before is kept (cached cells, rows and files already written)\n"),
+    # Ctrl-C inside numba-compiled code (the branch and bound) reaches Python as a SystemError
+    # caused by the KeyboardInterrupt: the same message and status, not a traceback.
+    ("SystemError('CPUDispatcher(<function add>) returned a result with an exception set') from KeyboardInterrupt()",
+     130, "\ninterrupted: what was finished before is kept (cached cells, rows and files already written)\n"),
 ])
 def test_a_closed_output_pipe_or_ctrl_c_ends_the_command_without_a_traceback(raised, status, stderr):
     code = ("import sys\n"
@@ -316,6 +320,43 @@ def test_a_corrupt_store_is_named_with_what_to_do_and_never_overwritten(content,
         assert err.startswith(f"error: the stored reference file {store} cannot be read")
         assert "restore it" in err and "or delete it" in err and len(err.strip().splitlines()) == 1
     assert store.read_text() == content and runs == []
+
+
+def _damaged(entry, change):
+    entry = dict(entry)
+    change(entry)
+    return entry
+
+
+@pytest.mark.parametrize("file_name,change,why", [
+    ("two_moons.json", lambda e: e.clear(), "its entry 'split0/class1' has no field 'digest'"),
+    ("two_moons.json", lambda e: e.update(objective="abc"), "the field 'objective' of its entry 'split0/class1' is "
+                                                            '"abc", not a number'),
+    ("two_moons.json", lambda e: e.update(objective=None), "the field 'objective' of its entry 'split0/class1' "
+                                                          "is null, not a number"),
+    ("two_moons.json", lambda e: e.update(nodes=True), "the field 'nodes' of its entry 'split0/class1' is true, not an "
+                                                       "integer"),
+    ("two_moons.json", lambda e: e.update(labels="xyz"), "the labeling of its entry 'split0/class1' is not 100 signs"),
+    ("bounds-g50c.json", lambda e: e.pop("lower_bound"), "its entry 'split0/class1' has no field 'lower_bound'"),
+])
+def test_a_damaged_entry_of_a_store_is_named(file_name, change, why, capsys, work_folder):
+    """A store that is valid JSON but holds an entry its readers cannot use (hand-edited, or from
+    an older version) used to end in a KeyError or a format error inside `optima show`/`compare`."""
+    import json
+
+    from s3vm_bench.harness.optima_store import OPTIMA_DIR
+
+    doc = json.loads((OPTIMA_DIR / file_name).read_text())
+    doc["entries"]["split0/class1"] = _damaged(doc["entries"]["split0/class1"], change)
+    store = work_folder / "optima" / file_name
+    store.parent.mkdir()
+    store.write_text(json.dumps(doc))
+    show = ["optima", "show", "g50c", "--bounds"] if "bounds" in file_name else ["optima", "show", "two_moons"]
+    for argv in (show, ["compare", "svm", "--datasets", doc["set"], "--splits", "1"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: the stored reference file {store} cannot be read ({why}")
+        assert "restore it (copy the shipped" in err[0]
 
 
 def test_a_corrupt_bound_store_is_named_before_any_solver_runs(capsys, work_folder, monkeypatch):

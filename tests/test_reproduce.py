@@ -249,7 +249,20 @@ def test_cli_refuses_a_file_as_work_reports_or_cache_folder(capsys, tmp_path, mo
                     ["optima", "build", "two_moons", "--n", "1", "--force"], ["demo", "--realizations", "1"]):
         assert main([*command, "--out", str(a_file)]) == 2, command
         assert f"--out {a_file} is a file, not a folder" in capsys.readouterr().err
+        # A work folder under a file, or named by S3VM_RESULTS_DIR: refused the same way, before any work.
+        assert main([*command, "--out", str(a_file / "sub")]) == 2, command
+        assert f"error: --out {a_file / 'sub'} cannot be created: {a_file} is a file" in capsys.readouterr().err
+        monkeypatch.setenv("S3VM_RESULTS_DIR", str(a_file))
+        assert main(command) == 2, command
+        assert f"error: S3VM_RESULTS_DIR {a_file} is a file, not a folder" in capsys.readouterr().err
+        monkeypatch.setenv("S3VM_RESULTS_DIR", "")
+        assert main(command) == 2, command
+        assert capsys.readouterr().err.startswith("error: the work folder is empty: name one with --out DIR")
+        monkeypatch.delenv("S3VM_RESULTS_DIR")
     assert a_file.read_text() == "mine\n"
+    monkeypatch.setenv("S3VM_RESULTS_DIR", "")  # every command with a work folder, figures too
+    assert main(["figures", "jmlr2008-fig2"]) == 2
+    assert capsys.readouterr().err.startswith("error: the work folder is empty")
 
 
 def _toy_table12(monkeypatch, tmp_path, rows, configs=(Config("No annealing", "svm"),), **spec_kw):
