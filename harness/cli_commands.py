@@ -46,12 +46,16 @@ def data_fetch_command(args) -> int:
         return 2
     names = [s.name for s in list_datasets(include_network=False)] if args.all else args.names
     if not names:
-        print("name at least one data set, or --all", file=sys.stderr)
+        print("error: name at least one data set, or --all", file=sys.stderr)
+        return 2
+    try:
+        specs = [get_spec(name) for name in names]  # every name checked before any download
+    except (TypeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     failures = 0
-    for name in names:
+    for name, spec in zip(names, specs):
         try:
-            spec = get_spec(name)
             ds = load_dataset(spec.name)  # fetches, verifies and parses: a full check
         except (ValueError, DataFetchError) as exc:
             failures += 1
@@ -108,6 +112,13 @@ def demo_command(args) -> int:
         extra.append(Config(name, name))
     spec = dataclasses.replace(base, configs=base.configs + tuple(extra), quick_splits=args.realizations)
     out_dir = work_dir(args.out).demo
+    from .run import check_results_path
+
+    try:
+        check_results_path(out_dir / "runs.csv", "the demo's run table")  # before any work
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"== two moons, NIPS 2006 Table 1 on {args.realizations} realization(s): {len(spec.configs)} solvers "
           f"(sigma = 0.5, C = C* = 10, 2 labeled + 100 unlabeled points, 200 test points) ==", flush=True)
     SPECS_BACKUP = dict(SPECS)
@@ -326,7 +337,7 @@ def reproduce_command(args) -> int:
         return 0
     keys = list(SPECS) if args.all else args.tables
     if not keys:
-        print("name at least one table (see --list), or --all", file=sys.stderr)
+        print("error: name at least one table (see --list), or --all", file=sys.stderr)
         return 2
     try:
         wd = work_dir(args.out)
@@ -472,7 +483,7 @@ def figures_command(args) -> int:
         if status or not names:
             return status
     if not names:
-        print("name at least one figure (see --list), or --all, or --make-data NAME", file=sys.stderr)
+        print("error: name at least one figure (see --list), or --all, or --make-data NAME", file=sys.stderr)
         return 2
     unknown = [n for n in names if n not in FIGURES]
     if unknown:

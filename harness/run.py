@@ -6,7 +6,6 @@ import dataclasses
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from s3vm_bench.solvers import get_solver
 
 from .grid import Cell, check_solver_params
 from .isolate import run_isolated
+from .paths import check_writable_folder
 from .protocol import ProtocolSettings
 from .results import COLUMNS, append_rows, is_folder_store, read_results_text
 
@@ -37,33 +37,33 @@ def parse_params(items: list[str] | None) -> dict:
     return out
 
 
-def check_results_path(results) -> Path:
+def check_results_path(results, option: str = "--results") -> Path:
     """``results`` as a Path after checking, before any work, that rows can be appended there: a
     CSV file name (``.csv`` or ``.csv.gz``), its folder exists or can be created and a file can be
-    written in it, and an existing file is a readable results table whose rows are whole.
-    ValueError saying what is wrong otherwise."""
+    written in it (nothing is created: :func:`harness.paths.check_writable_folder`), and an
+    existing file is a readable results table whose rows are whole. ValueError saying what is
+    wrong, naming ``option`` (the command-line option or the place that chose the file), otherwise."""
     path = Path(results)
     if path.is_dir():
-        raise ValueError(f"--results {path} is a folder: name a CSV file (e.g. {path / 'runs.csv'})")
+        raise ValueError(f"{option} {path} is a folder: name a CSV file (e.g. {path / 'runs.csv'})")
     if is_folder_store(path):
-        raise ValueError(f"--results {path}: name a CSV file ending in .csv (or .csv.gz), e.g. {path}.csv")
+        raise ValueError(f"{option} {path}: name a CSV file ending in .csv (or .csv.gz), e.g. {path}.csv")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path.parent):  # the rows and their lock file are written there
-            pass
-    except OSError as exc:
-        raise ValueError(f"--results {path}: its folder cannot be created or written ({exc.strerror or exc}); "
-                         "name another file") from None
+        check_writable_folder("its folder", path.parent)  # the rows and their lock file are written there
+    except ValueError as exc:
+        raise ValueError(f"{option} {path} cannot be written: {exc}") from None
     if path.exists() and not os.access(path, os.W_OK):
-        raise ValueError(f"--results {path} is not writable: name another file")
+        raise ValueError(f"{option} {path} is not writable: name another file")
     if path.exists():
         try:
             table = read_results_text(path)
         except Exception as exc:
-            raise ValueError(f"--results {path} exists but is not a results table ({exc}); name another file") from None
+            if str(exc).startswith(str(path)):  # the reader's own message names the file and what to do
+                raise ValueError(f"{option} {exc}") from None
+            raise ValueError(f"{option} {path} exists but is not a results table ({exc}); name another file") from None
         cut = [i + 1 for i, stamp in enumerate(table["timestamp"] if "timestamp" in table else []) if not stamp]
         if cut:
-            raise ValueError(f"--results {path}: row(s) {', '.join(map(str, cut[:5]))} (counting from 1 after the "
+            raise ValueError(f"{option} {path}: row(s) {', '.join(map(str, cut[:5]))} (counting from 1 after the "
                              "header) were written only in part (no timestamp); repair or delete them, or name "
                              "another file")
     return path

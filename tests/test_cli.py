@@ -32,9 +32,16 @@ def test_data_fetch_and_info(capsys, data_env):
     assert "JMLR 2008 Table 4" in out
 
 
-def test_data_fetch_errors(capsys, data_env):
-    assert main(["data", "fetch", "g5oc"]) == 1
-    assert "Did you mean 'g50c'" in capsys.readouterr().err
+def test_data_fetch_errors(capsys, tmp_path, monkeypatch, data_env):
+    # An unknown name is a user error (status 2, as `data info`), found before anything is fetched.
+    monkeypatch.setenv("S3VM_DATA_DIR", str(tmp_path / "cache"))
+    assert main(["data", "fetch", "coil3", "g5oc"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: unknown data set 'g5oc'. Did you mean 'g50c'?")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.*"))
+    monkeypatch.setenv("S3VM_DATA_DIR", str(data_env))
+    assert main(["data", "fetch"]) == 2
+    assert capsys.readouterr().err == "error: name at least one data set, or --all\n"
     assert main(["data", "info", "nope-nope"]) == 2
     capsys.readouterr()
     assert main(["data", "fetch", "--all", "nosuchset"]) == 2  # a name beside --all would be ignored
@@ -192,8 +199,27 @@ def test_run_checks_its_results_path_before_any_split_runs(tmp_path, capsys, dat
     blocker.write_text("")
     assert main(["run", "--solver", "tests.test_cli:ExplodingSVM", "--dataset", "g50c", "--splits", "1",
                  "--results", str(blocker / "runs.csv")]) == 2
-    assert "cannot be created" in capsys.readouterr().err
+    assert f"--results {blocker / 'runs.csv'} cannot be written: its folder {blocker} is a file" in \
+        capsys.readouterr().err
     assert not (tmp_path / "calls").exists()  # no split ran
+    # A run refused after the path check leaves no empty folder behind (the folder is made by the
+    # first row, not by the check).
+    assert main(["run", "--solver", "svm", "--dataset", "g50c", "--splits", "99", "--out", str(tmp_path / "w")]) == 2
+    assert "g50c has 10 splits" in capsys.readouterr().err and not (tmp_path / "w").exists()
+
+
+def test_demo_checks_its_run_table_before_any_work(tmp_path, capsys, monkeypatch):
+    import s3vm_bench.harness.reproduce as harness_reproduce
+
+    calls = []
+    monkeypatch.setattr(harness_reproduce, "reproduce", lambda *a, **k: calls.append(a))
+    table = tmp_path / "results" / "demo" / "runs.csv"
+    table.parent.mkdir(parents=True)
+    table.write_text("a,b\n1,2\n")
+    assert main(["demo", "--realizations", "1", "--out", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"error: the demo's run table {table} is not a results table of this suite") and out == ""
+    assert calls == [] and table.read_text() == "a,b\n1,2\n"
 
 
 def test_run_refuses_to_append_to_a_csv_that_is_not_a_results_table(tmp_path, capsys, data_env, monkeypatch):

@@ -95,7 +95,8 @@ def test_reproduce_checks_where_it_writes_before_any_cell_runs(tmp_path, capsys,
                            (["--results", str(foreign)], "is not a results table of this suite"),
                            (["--cache", str(blocker / "cache")], f"--cache {blocker / 'cache'} cannot be created"),
                            (["--reports", str(blocker / "reports")], "--reports"),
-                           (["--results", str(blocker / "runs.csv")], "its folder cannot be created or written")):
+                           (["--results", str(blocker / "runs.csv")], f"--results {blocker / 'runs.csv'} cannot be written: its folder "
+                                                                       f"{blocker} is a file, not a folder")):
         assert main(base + extra) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err
