@@ -297,6 +297,10 @@ def compare_command(args) -> int:
         print("error: --time-limit is the limit of the searches --compute-missing runs; add --compute-missing "
               "or drop it", file=sys.stderr)
         return 2
+    twice = sorted({name for name in args.datasets if args.datasets.count(name) > 1})
+    if twice:
+        print(f"error: --datasets names {', '.join(twice)} more than once: name each set once", file=sys.stderr)
+        return 2
     try:
         folder = work_dir(args.out).compare
         check_writable_folder("--out:", folder)  # before any problem is solved
@@ -470,14 +474,20 @@ def figures_command(args) -> int:
     """``s3vm-bench figures``: paper figures (PNG + SVG) from stored results."""
     from .figures import FIGURES, gallery_markdown, make_figures
 
+    conflict = ("--list only lists the figures: drop the other arguments" if args.list and
+                (args.names or args.all or args.make_data) else
+                f"--all draws every figure; drop the names ({' '.join(args.names)}) or --all" if args.all and args.names
+                else "--only goes with --make-data" if args.only is not None and not args.make_data
+                else "--only is empty: give the prefix of the cell keys to run (the keys are printed by a run)"
+                if args.only is not None and not args.only.strip() else None)
+    if conflict:
+        print(f"error: {conflict}", file=sys.stderr)
+        return 2
     if args.list:
         for name, spec in FIGURES.items():
             print(f"{name:16} {spec.paper:40} {spec.source}")
         return 0
     names = list(FIGURES) if args.all else args.names
-    if args.only is not None and not args.make_data:
-        print("error: --only goes with --make-data", file=sys.stderr)
-        return 2
     if args.make_data:
         status = figure_data_command(args)
         if status or not names:

@@ -437,3 +437,26 @@ def test_unknown_names_get_the_closest_known_one_whatever_the_case(capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: unknown") and hint in err[0], (argv, err)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["figures", "--all", "jmlr2008-fig2"], "--all draws every figure; drop the names (jmlr2008-fig2) or --all"),
+    (["figures", "--list", "jmlr2008-fig2"], "--list only lists the figures: drop the other arguments"),
+    (["figures", "--list", "--all"], "--list only lists the figures"),
+    (["figures", "jmlr2008-fig2", "--only", "a/"], "--only goes with --make-data"),
+    (["figures", "--make-data", "jmlr2008-fig9", "--only", " "], "--only is empty"),
+    (["compare", "svm", "--datasets", "two_moons", "coil3", "two_moons"], "--datasets names two_moons more than once"),
+])
+def test_options_that_would_be_ignored_or_repeat_work_are_refused(argv, message, capsys, work_folder, monkeypatch):
+    """`figures --all NAME` drew all 28 figures, `--list NAME` only listed, an empty --only ran every
+    cell, and a set named twice in compare was compared twice: refused before any work."""
+    import s3vm_bench.harness.compare as harness_compare
+    import s3vm_bench.harness.figure_data as figure_data
+
+    calls = []
+    monkeypatch.setattr(harness_compare, "run_split", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(figure_data, "make_data", lambda *a, **k: calls.append(a))
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"error: {message}") and len(err.strip().splitlines()) == 1
+    assert calls == [] and out == "" and not any(work_folder.iterdir())
