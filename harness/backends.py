@@ -107,7 +107,14 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
     if scheduler is None:  # a cluster of this machine: n_jobs worker processes, one thread each
         cluster = LocalCluster(n_workers=n_jobs if n_jobs > 0 else (os.cpu_count() or 1), threads_per_worker=1,
                                processes=True, dashboard_address=None, host="127.0.0.1")
-    client = scheduler if isinstance(scheduler, Client) else Client(cluster or scheduler)
+    if cluster is not None or isinstance(scheduler, Client):
+        client = scheduler if isinstance(scheduler, Client) else Client(cluster)
+    else:
+        try:
+            client = Client(scheduler)
+        except (OSError, ValueError, TypeError) as exc:  # a malformed address, or no scheduler there
+            raise ValueError(f"--scheduler {scheduler}: no dask scheduler reached ({exc}); give the address of "
+                             "a running one, tcp://host:port") from None
     # Workers started elsewhere do not have this process's data location: it goes with each cell.
     try:
         futures = {client.submit(_execute_pair, c, time_limit, env, pure=False): c for c in todo}

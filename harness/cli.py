@@ -209,9 +209,9 @@ def _add_reproduce_parser(sub) -> None:
     rp.add_argument("--verify", type=_positive_int, metavar="N",
                     help="rerun N cached cells drawn at random (without the cache) and compare them with their "
                          "stored results; runs nothing else and writes nothing (exit status 1 if one differs)")
-    rp.add_argument("--verify-max-seconds", dest="verify_max_seconds", type=_positive_float, default=10.0,
+    rp.add_argument("--verify-max-seconds", dest="verify_max_seconds", type=_positive_float,
                     help="with --verify: draw among the cells whose stored run took at most this (default 10)")
-    rp.add_argument("--verify-seed", dest="verify_seed", type=int, default=0, help="with --verify: the draw's seed")
+    rp.add_argument("--verify-seed", dest="verify_seed", type=int, help="with --verify: the draw's seed (default 0)")
     rp.add_argument("--from-cache", dest="from_cache", action="store_true",
                     help="run nothing: write the reports from the cells already in the cache")
     rp.add_argument("--jobs", type=_jobs, default=-1, help="parallel workers (default: all cores)")

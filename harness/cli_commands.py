@@ -397,8 +397,16 @@ def _reproduce_conflict(args) -> str | None:
         return f"name tables ({' '.join(args.tables)}) or --all, not both"
     if args.plan and args.from_cache:
         return "--plan runs nothing and writes nothing; --from-cache writes the reports: choose one"
+    if args.scheduler is not None and not args.scheduler.strip():
+        return "--scheduler is empty: give the address of a dask scheduler (tcp://host:port), or drop it"
     if args.scheduler and args.backend != "dask":
         return "--scheduler is the address of a dask scheduler: add --backend dask, or drop --scheduler"
+    if args.backend == "sequential" and args.jobs not in (-1, 1):
+        return f"--backend sequential runs one cell at a time: drop --jobs {args.jobs}, or choose --backend loky"
+    given = [o for o, v in (("--verify-seed", args.verify_seed), ("--verify-max-seconds", args.verify_max_seconds))
+             if v is not None]
+    if given and args.verify is None:
+        return f"{' and '.join(given)} set how --verify N draws its cells: add --verify N, or drop them"
     return None
 
 
@@ -433,9 +441,9 @@ def _reproduce_verify(args, keys, params, cache, results) -> int:
               file=sys.stderr)
         return 2
     try:
-        checks = verify(keys, args.verify, max_seconds=args.verify_max_seconds, seed=args.verify_seed,
-                        quick=args.quick, n_splits=args.splits, datasets=args.datasets, solvers=args.solvers,
-                        params=params, cache_dir=cache, results=results,
+        draw = {k: v for k, v in (("max_seconds", args.verify_max_seconds), ("seed", args.verify_seed)) if v is not None}
+        checks = verify(keys, args.verify, **draw, quick=args.quick, n_splits=args.splits, datasets=args.datasets,
+                        solvers=args.solvers, params=params, cache_dir=cache, results=results,
                         read_table=not args.no_table, echo=lambda m: print(m, flush=True))
     except (ValueError, TypeError, DataFetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)

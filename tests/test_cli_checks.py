@@ -109,6 +109,12 @@ def test_reproduce_checks_where_it_writes_before_any_cell_runs(tmp_path, capsys,
     (["--list", "--all"], "--list only lists the tables"),
     (["jmlr2008-table8", "--plan", "--from-cache"], "choose one"),
     (["jmlr2008-table8", "--plan", "--scheduler", "tcp://127.0.0.1:1"], "add --backend dask"),
+    (["jmlr2008-table8", "--plan", "--backend", "dask", "--scheduler", " "], "--scheduler is empty"),
+    (["jmlr2008-table8", "--plan", "--backend", "sequential", "--jobs", "4"], "--backend sequential runs one cell at a "
+                                                                             "time: drop --jobs 4"),
+    (["jmlr2008-table8", "--plan", "--verify-seed", "3"], "--verify-seed set how --verify N draws its cells"),
+    (["jmlr2008-table8", "--verify-max-seconds", "5", "--verify-seed", "1"], "--verify-seed and --verify-max-seconds "
+                                                                            "set how --verify N draws"),
 ])
 def test_reproduce_refuses_options_that_contradict_each_other(argv, message, capsys, tmp_path):
     assert main(["reproduce", *argv, "--out", str(tmp_path)]) == 2

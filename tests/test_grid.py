@@ -534,6 +534,12 @@ def test_dask_backend_matches_the_default_backend(data_env, tmp_path, monkeypatc
     pd.testing.assert_frame_equal(_table(ref), _table(rows))
 
 
+def test_a_malformed_dask_scheduler_address_names_the_option(tmp_path):
+    pytest.importorskip("distributed", reason="dask.distributed is a test extra")
+    with pytest.raises(ValueError, match=r"--scheduler bogus: no dask scheduler reached \(.*\); give the address"):
+        run_cells(_cells(n=1), tmp_path, backend="dask", scheduler="bogus", progress=False)
+
+
 def test_results_table_keeps_the_newest_row_of_each_cell(tmp_path):
     # A rerun of the same cell (same key) or of the same cell under other code (another key)
     # replaces the stored row; other cells and other experiments are kept.
