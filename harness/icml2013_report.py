@@ -14,11 +14,11 @@ Figure 5 (:mod:`harness.figures`).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
+from ._atomic import atomic_write
 from .icml2013 import DATASETS, KEY, METHOD_LABELS, REPORT_METHODS, parse_details, pid_of
 from .report_cells import ReportCell, load_targets
 from .table_cells import build_cells
@@ -143,10 +143,7 @@ def report(cells, out=None):
                          f"{m['light']} | {m['cccp']} |")
     text = "\n".join(lines) + "\n"
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(str(out) + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, out)
+        atomic_write(out, text)
     return text
 
 
