@@ -72,7 +72,21 @@ def registry() -> dict[str, tuple[str, str | None]]:
 def cache_dir() -> Path:
     """The folder the data files are cached in (``S3VM_DATA_DIR`` or the OS cache)."""
     env = os.environ.get(ENV_DIR)
-    return Path(env) if env else Path(pooch.os_cache("s3vm-bench"))
+    return Path(env).expanduser() if env else Path(pooch.os_cache("s3vm-bench"))
+
+
+def _check_cache_dir() -> Path:
+    """:func:`cache_dir` if it is a folder or can be made one; DataFetchError naming it otherwise
+    (a file, or a path through a file), before anything is downloaded."""
+    folder = cache_dir()
+    probe = folder.absolute()
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        where = f"{ENV_DIR}={os.environ[ENV_DIR]}" if os.environ.get(ENV_DIR) else "the OS cache folder"
+        raise DataFetchError(f"the data cache {folder} ({where}) cannot be a folder: {probe} is a file; set "
+                             f"{ENV_DIR} to a folder")
+    return folder
 
 
 def _mirror() -> str | None:
@@ -150,6 +164,7 @@ def fetch(name: str) -> Path:
     reg = registry()
     if name not in reg:
         raise ValueError(f"{name!r} is not a file of the s3vm-bench data registry.{did_you_mean(name, reg)}")
+    _check_cache_dir()
     pup = make_pooch()
     url = pup.get_url(name)
     if url.startswith("unavailable://") and not (Path(pup.abspath) / name).is_file():
@@ -160,6 +175,20 @@ def fetch(name: str) -> Path:
             f"(e.g. {ENV_MIRROR}=/path/to/shared/data)."
         )
     downloader = _copy_downloader if _local_source(url) is not None else None
+    made = [p for p in (Path(pup.abspath) / name).parents if not p.exists()]  # folders a failed fetch must not leave
+    try:
+        return _download(pup, name, url, downloader)
+    except BaseException:
+        for folder in made:  # innermost first; only the empty ones this fetch created
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _download(pup: pooch.Pooch, name: str, url: str, downloader) -> Path:
+    """``pup.fetch(name)``, its failures as :class:`DataFetchError` saying what to do (see :func:`fetch`)."""
     try:
         return Path(pup.fetch(name, downloader=downloader))
     except ValueError as exc:

@@ -197,6 +197,38 @@ def test_missing_file_on_mirror(tmp_path, monkeypatch, no_retry_wait):
     assert not (tmp_path / "cache").exists() or _cache_files(tmp_path / "cache") == []
 
 
+def test_a_failed_fetch_leaves_no_empty_folder(tmp_path, monkeypatch, no_retry_wait):
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("S3VM_DATA_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("S3VM_DATA_MIRROR", str(tmp_path / "empty"))
+    with pytest.raises(DataFetchError, match="mirror file .* does not exist"):
+        fetch("uspst/uspst.mat")
+    assert not (tmp_path / "cache").exists()  # neither cache/ nor cache/uspst/ was left behind
+
+
+def test_a_data_cache_that_cannot_be_a_folder_is_named_before_any_download(tmp_path, monkeypatch, shared_data):
+    """S3VM_DATA_DIR naming a file used to fail inside the copy, with a message blaming the mirror."""
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    monkeypatch.setenv("S3VM_DATA_MIRROR", str(shared_data))
+    for cache in (a_file, a_file / "sub"):
+        monkeypatch.setenv("S3VM_DATA_DIR", str(cache))
+        with pytest.raises(DataFetchError, match=f"the data cache {re.escape(str(cache))} \\(S3VM_DATA_DIR=.*\\) "
+                                                 f"cannot be a folder: {re.escape(str(a_file))} is a file"):
+            load_dataset("g50c")
+    assert a_file.read_text() == "x"
+
+
+def test_a_data_cache_under_the_home_folder_is_expanded(tmp_path, monkeypatch, shared_data):
+    """pooch expands ``~`` in S3VM_DATA_DIR; `data list` (is_cached) now reads the same folder."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("S3VM_DATA_DIR", "~/data-cache")
+    monkeypatch.setenv("S3VM_DATA_MIRROR", str(shared_data))
+    assert data_registry.cache_dir() == tmp_path / "data-cache"
+    fetch("g50c/g50c.mat")
+    assert (tmp_path / "data-cache" / "g50c" / "g50c.mat").is_file() and get_spec("g50c").cached()
+
+
 def test_no_public_url_needs_mirror(tmp_path, monkeypatch):
     monkeypatch.setenv("S3VM_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("S3VM_DATA_MIRROR", raising=False)
