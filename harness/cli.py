@@ -163,6 +163,8 @@ def _add_optima_parser(sub) -> None:
     osh = osub.add_parser("show", help="print a stored reference file")
     osh.add_argument("set", metavar="SET")
     osh.add_argument("--bounds", action="store_true", help="print the stored certified lower bounds of a data set")
+    _out_option(osh, "the stores of its optima/ are shown once it has them (as optima build --out writes them), the "
+                "shipped ones until then")
     osh.set_defaults(func=commands.optima_show_command)
 
 

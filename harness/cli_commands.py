@@ -233,6 +233,7 @@ def optima_build_command(args) -> int:
 def optima_show_command(args) -> int:
     """``s3vm-bench optima show``: print a stored store of optima or of certified lower bounds."""
     from .optima import load_bounds, load_store
+    from .optima_store import stored_file
 
     if args.bounds:
         try:
@@ -245,13 +246,16 @@ def optima_show_command(args) -> int:
         print(f"{'problem':>14} {'bound':>10} {'best obj':>10} {'gap%':>8} {'seconds':>8}  best solver")
         for key, e in store["entries"].items():
             gap = "--" if e["gap"] is None else f"{100 * e['gap']:.1f}"
-            print(f"{key:>14} {e['lower_bound']:>10.4f} {e['best_objective']:>10.4f} {gap:>8} "
+            best = "--" if e["best_objective"] is None else f"{e['best_objective']:.4f}"
+            print(f"{key:>14} {e['lower_bound']:>10.4f} {best:>10} {gap:>8} "
                   f"{e['seconds']:>8.1f}  {e['best_solver']}")
         if store["entries"]:
             print(f"{len(store['entries'])} binary problems, median gap "
                   f"{100 * np.median([np.inf if e['gap'] is None else e['gap'] for e in store['entries'].values()]):.1f}%, "
                   "certified optimal "
                   f"{sum(e['certified_optimal'] for e in store['entries'].values())}")
+        print(f"(from {stored_file(args.set, bounds=True)})" if stored_file(args.set, bounds=True).is_file()
+              else "(nothing stored yet)")
         from .compare import gap_table
 
         print(f"JMLR 2008 Table 8 solvers on {args.set}: median certified gap (J - L)/L over the splits, unlabeled error")
@@ -276,6 +280,7 @@ def optima_show_command(args) -> int:
         print(f"{len(entries)} binary problems, {cert} certified optimal; median seconds "
               f"{np.median([e['seconds'] for e in entries.values()]):.2f}, median nodes "
               f"{np.median([e['nodes'] for e in entries.values()]):.0f}")
+    print(f"(from {stored_file(args.set)})" if stored_file(args.set).is_file() else "(nothing stored yet)")
     return 0
 
 

@@ -312,6 +312,7 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
         raise ValueError(f"the number of problems must be >= 1, got {n}")
     store = load_store(set_name, directory)
     made = {}
+    asked = searched = 0
     if only is not None:
         check_only(set_name, only, n, [p.label for p in binary_problems(set_name, *_made(ref, made, 0), ref.settings)])
     for i in range(n):
@@ -320,12 +321,14 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
         for prob in binary_problems(set_name, ds, split, ref.settings):
             if only is not None and prob.key not in only:
                 continue
+            asked += 1
             old = None if force else lookup(prob, store)
             cont = resume and old is not None and bool(old.get("frontier"))
             if old is not None and (old["status"] == "optimal"
                                     or not (cont or _more_budget(old, time_limit, node_limit, branching))):
                 continue
             gram = _gram(prob.X, ref.settings) if gram is None else gram
+            searched += 1
             t0 = time.perf_counter()
             # A search starts from the best labeling known (a better upper bound prunes more):
             # the entry's own, or one stored for another split of the same data that fits this one.
@@ -346,6 +349,10 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
                  + (f", resumed ({entry['frontier_nodes']} nodes in the chain)" if cont and entry.get("frontier_nodes")
                     else ", resumed" if cont else "")
                  + (f", merged with {len(entry['previous_runs'])} earlier search(es)" if old is not None else ""))
+    if not searched:
+        echo(f"{set_name}: nothing to compute: the {asked} problem(s) asked for are stored, certified optimal or "
+             "searched with these limits already (a larger --time-limit or --node-limit, --resume or --force searches "
+             "again)")
     return store
 
 

@@ -172,10 +172,13 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
     store = load_bounds(dataset, directory)
     best = best_run_objectives(dataset)
     only = None if only is None else set(only)
+    asked = bounded = 0
     for i in range(n):
         ds, split, s, problems = bound_problems(dataset, i)
+        asked += sum(only is None or p.key in only for p in problems)
         todo = [p for p in problems if (only is None or p.key in only)
                 and (force or store["entries"].get(p.key, {}).get("digest") != p.digest())]
+        bounded += len(todo)
         if not todo:
             continue
         # init_solver's labelings of the problems to bound only (the others are not fitted)
@@ -211,4 +214,7 @@ def build_bounds(dataset: str, n: int | None = None, *, only=None, time_limit=24
             echo(f"{dataset} {prob.key}: lower bound {entry['lower_bound']:.4f}, best objective {value:.4f} ({who}), "
                  f"gap {gap} ({entry['seconds']:.1f} s, {entry['cpu_seconds']:.1f} s CPU)"
                  + (f"; the stored bound {stored['lower_bound']:.4f} is higher and is kept" if kept else ""))
+    if not bounded:
+        echo(f"{dataset}: nothing to compute: the bounds of the {asked} problem(s) asked for are stored (--force "
+             "computes them again)")
     return store

@@ -22,7 +22,7 @@ from .paths import work_dir
 from .reference_sets import BinaryProblem, ReferenceSet, get_reference_set
 
 __all__ = ["OPTIMA_DIR", "BOUND_SETS", "check_only", "labels_from_str", "labels_to_str", "load_bounds", "load_store",
-           "lookup", "lookup_bound", "save_bounds", "save_store"]
+           "lookup", "lookup_bound", "save_bounds", "save_store", "stored_file"]
 
 #: The certified optima shipped with the package (read only, except from a source checkout with ``--out .``).
 OPTIMA_DIR = Path(__file__).with_name("optima")
@@ -49,6 +49,12 @@ def _save(store: dict, file_name: str, directory=None) -> Path:
     return path
 
 
+def stored_file(name: str, bounds: bool = False) -> Path:
+    """The file :func:`load_store` (or, with ``bounds``, :func:`load_bounds`) reads for ``name``
+    now: the work folder's copy if it has one, else the shipped one (which may not exist yet)."""
+    return _path(f"bounds-{name}.json" if bounds else f"{name}.json")
+
+
 def load_store(set_name: str, directory=None) -> dict:
     """The stored reference file of a set (an empty one if none exists yet); by default the work
     folder's copy if it has one, else the shipped one."""
@@ -67,7 +73,7 @@ _NUMBER, _NUMBER_OR_NULL = ("a number", (int, float)), ("a number or null", (int
 _TEXT, _COUNT, _FLAG = ("a string", (str,)), ("an integer", (int,)), ("a boolean", (bool,))
 #: The fields every stored optimum is read by (``compare``, ``optima show``, the figures) and their kinds.
 _OPTIMUM_FIELDS = {"digest": _TEXT, "labels": _TEXT, "u": _COUNT, "objective": _NUMBER, "lower_bound": _NUMBER,
-                   "gap": _NUMBER, "status": _TEXT, "nodes": _COUNT, "seconds": _NUMBER, "unlabeled_error": _NUMBER,
+                   "gap": _NUMBER, "status": _TEXT, "certified": _FLAG, "nodes": _COUNT, "seconds": _NUMBER, "unlabeled_error": _NUMBER,
                    "objective_true_labels": _NUMBER}
 #: The same for a stored certified lower bound (``gap`` and ``best_objective`` may be null: no solver value yet).
 _BOUND_FIELDS = {"digest": _TEXT, "lower_bound": _NUMBER, "best_objective": _NUMBER_OR_NULL, "gap": _NUMBER_OR_NULL,

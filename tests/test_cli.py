@@ -460,3 +460,33 @@ def test_options_that_would_be_ignored_or_repeat_work_are_refused(argv, message,
     out, err = capsys.readouterr()
     assert err.startswith(f"error: {message}") and len(err.strip().splitlines()) == 1
     assert calls == [] and out == "" and not any(work_folder.iterdir())
+
+
+def test_optima_build_with_everything_stored_says_so(capsys, data_env, work_folder):
+    """A build that finds every asked-for problem stored used to end without a word."""
+    assert main(["optima", "build", "two_moons", "--n", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out == ("two_moons: nothing to compute: the 2 problem(s) asked for are stored, certified optimal or "
+                   "searched with these limits already (a larger --time-limit or --node-limit, --resume or --force "
+                   "searches again)\n")
+    assert main(["optima", "build", "g50c", "--bounds", "--n", "1"]) == 0
+    assert capsys.readouterr().out == ("g50c: nothing to compute: the bounds of the 1 problem(s) asked for are stored "
+                                       "(--force computes them again)\n")
+    assert not (work_folder / "optima").exists()  # nothing written
+
+
+def test_optima_show_reads_the_work_folder_that_build_wrote(capsys, tmp_path):
+    """`optima build --out X` wrote X/optima/; `optima show` had no --out and showed the shipped store."""
+    import json
+
+    from s3vm_bench.harness.optima_store import OPTIMA_DIR
+
+    doc = json.loads((OPTIMA_DIR / "two_moons.json").read_text())
+    doc["entries"] = {"split0/class1": dict(doc["entries"]["split0/class1"], nodes=424242)}
+    (tmp_path / "optima").mkdir()
+    (tmp_path / "optima" / "two_moons.json").write_text(json.dumps(doc))
+    assert main(["optima", "show", "two_moons", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "424242" in out[2] and out[-1] == f"(from {tmp_path / 'optima' / 'two_moons.json'})"
+    assert main(["optima", "show", "two_moons", "--out", str(tmp_path / "other")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"(from {OPTIMA_DIR / 'two_moons.json'})"
