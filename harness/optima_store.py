@@ -35,6 +35,9 @@ def _path(file_name: str, directory=None) -> Path:
     file (:attr:`harness.paths.WorkDir.optima`), the shipped one (:data:`OPTIMA_DIR`) until then."""
     if directory is None:
         own = work_dir().optima / file_name
+        if own.exists() and not own.is_file():  # it would be passed over when read and fail when written
+            raise ValueError(f"{own} is a folder, not a stored reference file: move it away (the shipped store is "
+                             "read until the work folder has its own file)")
         return own if own.is_file() else OPTIMA_DIR / file_name
     return Path(directory) / file_name
 

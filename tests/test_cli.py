@@ -490,3 +490,19 @@ def test_optima_show_reads_the_work_folder_that_build_wrote(capsys, tmp_path):
     assert "424242" in out[2] and out[-1] == f"(from {tmp_path / 'optima' / 'two_moons.json'})"
     assert main(["optima", "show", "two_moons", "--out", str(tmp_path / "other")]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"(from {OPTIMA_DIR / 'two_moons.json'})"
+
+
+def test_a_folder_in_place_of_a_store_file_is_refused_before_any_search(capsys, work_folder, monkeypatch):
+    """It was passed over when read (the shipped store was used) and failed the first write, after a search."""
+    import s3vm_bench.harness.optima as harness_optima
+
+    searches = []
+    monkeypatch.setattr(harness_optima, "certify", lambda *a, **k: searches.append(a))
+    (work_folder / "optima" / "two_moons.json").mkdir(parents=True)
+    for argv in (["optima", "show", "two_moons"], ["optima", "build", "two_moons", "--n", "1", "--force"],
+                 ["compare", "svm", "--datasets", "two_moons", "--splits", "1"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == (f"error: {work_folder / 'optima' / 'two_moons.json'} is a folder, not a stored reference file: "
+                       "move it away (the shipped store is read until the work folder has its own file)\n")
+    assert searches == []
