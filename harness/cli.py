@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from . import cli_commands as commands
 from .paths import DEFAULT_WORK_DIR, ENV_VAR, check_writable_folder, work_dir
@@ -319,8 +320,23 @@ def _report_interrupt() -> None:
           file=sys.stderr)
 
 
+def _format_warning(message, category, filename, lineno, line=None) -> str:
+    """A warning as the command line shows it: ``warning: <message>`` on one line (the default
+    format adds the file, the line number and the source line of the code that warned)."""
+    return f"warning: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``s3vm-bench`` console script."""
+    default_format = warnings.formatwarning
+    warnings.formatwarning = _format_warning
+    try:
+        return _main(argv)
+    finally:
+        warnings.formatwarning = default_format
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if hasattr(args, "out"):
         problem = _work_folder_problem(args.out)  # before any work, not at the first write

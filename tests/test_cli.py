@@ -506,3 +506,16 @@ def test_a_folder_in_place_of_a_store_file_is_refused_before_any_search(capsys, 
         assert err == (f"error: {work_folder / 'optima' / 'two_moons.json'} is a folder, not a stored reference file: "
                        "move it away (the shipped store is read until the work folder has its own file)\n")
     assert searches == []
+
+
+def test_a_warning_is_one_line_on_the_command_line():
+    """Not the default format, which adds the warning code's file, line number and source line."""
+    code = ("import sys, warnings\n"
+            "from s3vm_bench.harness import cli\n"
+            "def listing(args):\n"
+            "    warnings.warn('3 outputs tied at the balance threshold', RuntimeWarning)\n"
+            "cli.commands.data_list_command = listing\n"
+            "sys.exit(cli.main(['data', 'list']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stderr == "warning: 3 outputs tied at the balance threshold\n"
