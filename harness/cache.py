@@ -26,8 +26,9 @@ def check_row(row) -> str | None:
     ``unlabeled_error`` (and ``test_error``, ``validation_error`` where present) a fraction in
     [0, 1], ``objective`` a finite number or missing (None or NaN: the 5-fold CV reference of JMLR
     2008 Table 8 has none; a solver's NaN outputs fail the cell before a row is made, see
-    :func:`harness.protocol.run_split`), ``balance_exact`` a bool, ``fit_seconds`` a non-negative
-    number and ``timestamp`` a non-empty text (a stored row cut short lacks its last fields).
+    :func:`harness.protocol.run_split`), ``balance_exact`` a bool, ``fit_seconds`` (and
+    ``cpu_seconds`` where present) a non-negative number and ``timestamp`` a non-empty text (a
+    stored row cut short lacks its last fields).
     """
     if not isinstance(row, dict):
         return f"a {type(row).__name__}, not a row"
@@ -58,6 +59,9 @@ def check_row(row) -> str | None:
     seconds = row.get("fit_seconds")
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0.0:
         return f"fit_seconds {seconds!r} is not a number of seconds"
+    cpu = row.get("cpu_seconds")  # absent from rows older than the column
+    if cpu is not None and (isinstance(cpu, bool) or not isinstance(cpu, (int, float)) or not cpu >= 0.0):
+        return f"cpu_seconds {cpu!r} is not a number of seconds"
     if not isinstance(row.get("timestamp"), str) or not row["timestamp"]:
         return "no timestamp (a row written only in part)"
     return None
@@ -172,8 +176,12 @@ class ResultCache:
             return None
         from .results import row_from_table
 
-        row = row_from_table(record)
-        reason = check_row(row)
+        try:
+            row = row_from_table(record)
+        except ValueError as exc:  # a hand-edited or damaged field: treated as a row that does not check
+            row, reason = None, str(exc)
+        else:
+            reason = check_row(row)
         if reason is not None:
             warnings.warn(f"ignoring the row of {key} in the results table: {reason}; its cell will be recomputed",
                           RuntimeWarning, stacklevel=2)

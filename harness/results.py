@@ -227,7 +227,10 @@ def row_from_table(record: dict) -> dict:
                     raise ValueError(f"column {col!r} holds {v!r}, not an integer") from None
                 row[col] = int(f) if abs(f) < 2**53 else None
         elif col in _FLOAT_COLUMNS:
-            row[col] = float(v)
+            try:
+                row[col] = float(v)
+            except (TypeError, ValueError):
+                raise ValueError(f"column {col!r} holds {v!r}, not a number") from None
         elif col == "balance_exact":
             if str(v) not in ("True", "False"):
                 raise ValueError(f"column 'balance_exact' holds {v!r}, not True or False")

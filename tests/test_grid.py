@@ -454,6 +454,31 @@ def test_a_table_row_is_found_and_copied_into_the_cache_folder(data_env, tmp_pat
     assert cache.get(cell.key())["objective"] == ref["objective"]  # copied into the folder
 
 
+@pytest.mark.parametrize("column, text, why", [
+    ("objective", "abc", "column 'objective' holds 'abc', not a number"),
+    ("cpu_seconds", "-5", "cpu_seconds -5.0 is not a number of seconds"),
+    ("params", "{not json", "Expecting property name"),
+])
+def test_a_damaged_field_of_a_table_row_means_recompute_not_a_traceback(column, text, why, data_env, tmp_path):
+    """A hand-edited results table: the row is ignored with a warning naming the field (its cell is
+    recomputed), as for a row that fails check_row; 'abc' in a number column used to stop the run."""
+    import csv
+
+    cell = Cell("t", "2moons", "svm", 2, n_splits=3)
+    (ref,) = run_cells([cell], tmp_path / "ref", n_jobs=1, progress=False)
+    table = tmp_path / "runs.csv"
+    store_rows(table, [ref])
+    lines = table.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("experiment,"))
+    names, (values,) = lines[header].split(","), list(csv.reader(lines[header + 1:]))
+    values[names.index(column)] = text
+    with open(table, "w", newline="") as fh:
+        fh.write("\n".join(lines[:header + 1]) + "\n")
+        csv.writer(fh, lineterminator="\n").writerow(values)
+    with pytest.warns(RuntimeWarning, match=f"ignoring the row of {cell.key()} in the results table: {why}"):
+        assert ResultCache(tmp_path / "cache", table=table).lookup(cell) is None
+
+
 def test_row_from_table_refuses_text_it_cannot_have_written():
     from s3vm_bench.harness.results import row_from_table
 
