@@ -187,9 +187,14 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
         t0 = time.perf_counter()
         planned, skipped = build_cells(spec, quick=quick)
         run_now = _cells_to_run(spec, planned, quick, n_splits, datasets, solvers) if run else []
-        echo(f"{spec.key}: {len(run_now)} cells to run or read"
-             + (f", {len(skipped)} (row, column) pairs skipped" if skipped else ""))
+        pairs = f", {len(skipped)} (row, column) pairs skipped" if skipped else ""
+        if run:
+            echo(f"{spec.key}: {len(run_now)} cells to run or read{pairs}")
+        n_planned = len(planned)
         planned, rows = _run_or_read(spec, planned, run_now, cache, run_kw)
+        if not run:
+            echo(f"{spec.key}: {len(planned)} of the {n_planned} planned cells read from the cache (nothing is "
+                 f"run){pairs}")
         if rows:
             store_rows(results, rows)
         cells, verdict = _report_table(spec, planned, rows, skipped, quick, reports_dir)

@@ -487,8 +487,11 @@ def test_the_same_fit_is_one_cell_across_tables():
 def test_from_cache_runs_nothing_and_unknown_datasets_are_an_error(data_env, tmp_path, monkeypatch):
     kw, calls = _toy_table12(monkeypatch, tmp_path, (("2moons", "2moons"),), n_splits=2)
     reproduce(["jmlr2008-table12"], n_splits=1, **kw)
-    (cell,) = reproduce(["jmlr2008-table12"], run=False, **kw)["jmlr2008-table12"]
+    said = []
+    (cell,) = reproduce(["jmlr2008-table12"], run=False, **(kw | {"echo": said.append}))["jmlr2008-table12"]
     assert calls == [("2moons", 0)] and cell.n == 1  # split 1 was neither run nor invented
+    # It says what it read, not "0 cells to run or read".
+    assert said[0] == "jmlr2008-table12: 1 of the 2 planned cells read from the cache (nothing is run)"
     with pytest.raises(ValueError, match="not a row of jmlr2008-table12.*2moons"):
         reproduce(["jmlr2008-table12"], datasets={"g50"}, **kw)
     assert main(["reproduce", "jmlr2008-table12", "--datasets", "g50"]) == 2
