@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from s3vm_bench.solvers.numerics import check_int
 
-from .grid import ResultCache
+from .grid import ResultCache, check_row
 from .reproduce import build_cells, open_cache, select_cells, split_keys
 
 __all__ = ["PlanRow", "plan", "format_plan"]
@@ -103,7 +103,7 @@ def _fallback_medians(cache: ResultCache, current: set) -> tuple[dict, dict]:
     runs = {}
 
     def add(row, key):
-        if row.get("status", "done") != "done" or _seconds(row) is None:
+        if check_row(row) is not None or _seconds(row) is None:  # a failed or damaged row measures nothing
             return
         job = _settings_job(row.get("protocol"), row.get("dataset"), row.get("solver"), row.get("params"),
                             row.get("kernel"), row.get("sigma"), row.get("C"), row.get("C_star"), row.get("r_mode"))
@@ -118,7 +118,10 @@ def _fallback_medians(cache: ResultCache, current: set) -> tuple[dict, dict]:
     from .results import row_from_table
 
     for key, record in cache.table_records().items():
-        add(row_from_table(record), key)
+        try:
+            add(row_from_table(record), key)
+        except ValueError:  # a damaged field: the cell counts as missing (ResultCache.from_table warns)
+            continue
     by_job, by_solver = defaultdict(list), defaultdict(list)
     for (job, _, _, seconds), is_current in runs.items():
         if not is_current:

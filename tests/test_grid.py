@@ -477,6 +477,10 @@ def test_a_damaged_field_of_a_table_row_means_recompute_not_a_traceback(column, 
         csv.writer(fh, lineterminator="\n").writerow(values)
     with pytest.warns(RuntimeWarning, match=f"ignoring the row of {cell.key()} in the results table: {why}"):
         assert ResultCache(tmp_path / "cache", table=table).lookup(cell) is None
+    # The plan's cost estimate skips the row as well (the cell counts as missing).
+    from s3vm_bench.harness.plan import _fallback_medians
+
+    assert _fallback_medians(ResultCache(tmp_path / "cache", table=table), set()) == ({}, {})
 
 
 def test_row_from_table_refuses_text_it_cannot_have_written():
