@@ -320,6 +320,8 @@ def newsgroups_pair(positive: str, negative: str, name: str | None = None) -> Da
 
     Raises
     ------
+    TypeError
+        ``positive`` or ``negative`` is not a non-empty string.
     ValueError
         ``positive`` and ``negative`` are the same group, or either has no messages in the archive.
     """

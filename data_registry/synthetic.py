@@ -142,6 +142,8 @@ def g50c_like(seed: int, n: int = 550, d: int = 50, bayes_error: float = 0.05) -
     """
     _check_int(n, "n", 2, "a number of points")
     _check_int(d, "d", 1, "a number of dimensions")
+    if isinstance(bayes_error, (bool, np.bool_)) or not isinstance(bayes_error, (int, float, np.integer, np.floating)):
+        raise TypeError(f"bayes_error must be a number in (0, 0.5), got {bayes_error!r}")
     if not 0.0 < bayes_error < 0.5:
         raise ValueError(f"bayes_error must be in (0, 0.5), got {bayes_error}")
     rng = _rng(seed)

@@ -96,7 +96,7 @@ def n_positive(u: int, r: float) -> int:
     Python's round-half-to-even is avoided so that u r = k + 1/2 always rounds up. ``u`` is an
     int >= 0 and ``r`` a fraction in [0, 1] (TypeError / ValueError otherwise).
     """
-    u = _check_count(u, "u")
+    _check_count(u, "u")  # the product below uses u as given: its numpy type decides the precision, as before
     if not _is_real(r):
         raise TypeError(f"r must be a number in [0, 1], got {r!r}")
     if not 0.0 <= r <= 1.0:
@@ -271,7 +271,9 @@ def _check_search_args(r0, max_iter, step, xtol):
             raise TypeError(f"{name} must be a real number, got {value!r}")
         if not np.isfinite(value):
             raise ValueError(f"{name} must be finite, got {value!r}")
-    if not _is_int(max_iter) or max_iter < 1:
+    if not _is_int(max_iter):
+        raise TypeError(f"max_iter must be an int >= 1 (solves at most), got {max_iter!r}")
+    if max_iter < 1:
         raise ValueError(f"max_iter must be an int >= 1 (solves at most), got {max_iter!r}")
     if step <= 0:
         raise ValueError(f"step must be > 0 (the first bracketing step in r~), got {step!r}")
@@ -326,12 +328,16 @@ def balance_probabilities(g, nu, T) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        ``nu`` or ``T`` is not a number.
     ValueError
         ``g`` or ``nu`` not finite, ``T`` <= 0 or not finite.
     """
     g = np.asarray(g, dtype=float).ravel()
     if not np.all(np.isfinite(g)):
         raise ValueError("g contains NaN or inf")
+    if not _is_real(nu):
+        raise TypeError(f"nu must be a number, got {nu!r}")
     nu = float(nu)
     if not np.isfinite(nu):
         raise ValueError(f"nu must be finite, got {nu!r}")
@@ -425,6 +431,8 @@ def _check_balance_args(g, T, r):
 
 def _check_temperature(T) -> float:
     """``T`` as a float if it is > 0 and finite, else ValueError."""
+    if not _is_real(T):
+        raise TypeError(f"T must be a number > 0 (the temperature), got {T!r}")
     T = float(T)
     if not (np.isfinite(T) and T > 0):
         raise ValueError(f"T must be > 0 and finite, got {T!r}")

@@ -7,7 +7,7 @@ import pytest
 import scipy.optimize as so
 import scipy.sparse as sp
 
-from s3vm_bench.data_registry import Dataset, Split
+from s3vm_bench.data_registry import Dataset, Split, g50c_like
 from s3vm_bench.harness.protocol import ProtocolSettings, fit_binary_problems, protocol_objective, run_split
 from s3vm_bench.solvers.base import BaseS3VM, BinaryFit
 from s3vm_bench.solvers.numerics import (KernelCentering, balance_probabilities, check_r, dichotomic_search,
@@ -465,6 +465,9 @@ def test_a_classifier_that_takes_minus_one_for_a_class_gets_a_clear_error():
     (lambda: balance_probabilities([1.0, 2.0], 0.0, -1.0), ValueError, "T must be > 0"),
     (lambda: balance_probabilities([1.0, 2.0], np.nan, 1.0), ValueError, "nu must be finite"),
     (lambda: balance_probabilities([1.0, np.nan], 0.0, 1.0), ValueError, "g contains NaN"),
+    (lambda: balance_probabilities([1.0, 2.0], 0.0, "1"), TypeError, "T must be a number"),
+    (lambda: balance_probabilities([1.0, 2.0], "0", 1.0), TypeError, "nu must be a number"),
+    (lambda: g50c_like(seed=0, bayes_error="0.05"), TypeError, "bayes_error must be a number"),
 ])
 def test_balance_helpers_refuse_nonsense(call, err, match):
     """Each of these used to return a number (-2 positives, r = 0.83 from 0/1 labels, p from T < 0)
@@ -475,6 +478,7 @@ def test_balance_helpers_refuse_nonsense(call, err, match):
 
 @pytest.mark.parametrize("kw,err,match", [
     ({"max_iter": 0}, ValueError, "max_iter must be an int >= 1"),
+    ({"max_iter": 40.0}, TypeError, "max_iter must be an int >= 1"),
     ({"step": 0.0}, ValueError, "step must be > 0"),
     ({"step": -1.0}, ValueError, "step must be > 0"),
     ({"xtol": -1e-3}, ValueError, "xtol must be >= 0"),
@@ -500,7 +504,10 @@ def test_dichotomic_search_refuses_bad_arguments(kw, err, match):
     assert res.exact and res.n_pos == 1
 
 
-def test_balance_probabilities_match_the_logistic_formula():
+def test_balance_helpers_compute_with_the_numbers_they_are_given():
+    """Validation does not change the arithmetic: numpy scalar types keep their precision."""
+    for u, r in ((np.int64(2948), np.float32(0.09006105)), (np.int32(7), 0.5), (1000, np.float64(0.2015))):
+        assert n_positive(u, r) == int(np.floor(u * r + 0.5))
     g, nu, T = np.array([-2.0, 0.0, 3.0]), 0.5, 2.0
     np.testing.assert_allclose(balance_probabilities(g, nu, T), 1.0 / (1.0 + np.exp((g - nu) / T)), rtol=1e-15)
 
