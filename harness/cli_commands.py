@@ -115,7 +115,8 @@ def demo_command(args) -> int:
     from .run import check_results_path
 
     try:
-        check_results_path(out_dir / "runs.csv", "the demo's run table")  # before any work
+        check_results_path(out_dir / "runs.csv", "the demo's run table",
+                           "move it away, or choose another work folder with --out")  # before any work
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -103,7 +103,7 @@ def work_dir(out=None) -> WorkDir:
     return WorkDir(Path(value).expanduser())
 
 
-def check_writable_folder(option: str, folder, write: bool = True) -> Path:
+def check_writable_folder(option: str, folder, write: bool = True, remedy: str | None = None) -> Path:
     """Check, before any work, that files can be written in ``folder`` or that it can be created.
 
     Nothing is created: a file is made and removed at once in ``folder``, or in its nearest
@@ -117,6 +117,8 @@ def check_writable_folder(option: str, folder, write: bool = True) -> Path:
     write : bool, default=True
         Whether to try writing a file; False checks only that ``folder`` is, or can become, a
         folder (no file on its path), for a command that may only read it.
+    remedy : str, optional
+        What the message tells the user to do (default: name another folder).
 
     Returns
     -------
@@ -130,12 +132,12 @@ def check_writable_folder(option: str, folder, write: bool = True) -> Path:
     """
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{option} {folder} is a file, not a folder: name a folder")
+        raise ValueError(f"{option} {folder} is a file, not a folder: {remedy or 'name a folder'}")
     probe = folder.absolute()
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
-        raise ValueError(f"{option} {folder} cannot be created: {probe} is a file; name another folder")
+        raise ValueError(f"{option} {folder} cannot be created: {probe} is a file; {remedy or 'name another folder'}")
     if not write:
         return folder
     try:
@@ -143,5 +145,5 @@ def check_writable_folder(option: str, folder, write: bool = True) -> Path:
             pass
     except OSError as exc:
         raise ValueError(f"{option} {folder} cannot be created or written ({exc.strerror or exc}): "
-                         "name another folder") from None
+                         f"{remedy or 'name another folder'}") from None
     return folder

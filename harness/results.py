@@ -49,6 +49,15 @@ COLUMNS = ["experiment", "dataset", "protocol", "split", "split_seed", "solver",
 OPTIONAL_COLUMNS = ("details",)
 
 
+
+class UnreadableTable(ValueError):
+    """A results table file that cannot be read as one. ``problem`` says what is wrong with it,
+    worded to follow the file's path, for a caller that words its own message."""
+
+    def __init__(self, message: str, problem: str):
+        super().__init__(message)
+        self.problem = problem
+
 def blas_info() -> str:
     """The BLAS libraries loaded in this process: library, version, kernel architecture, threads.
 
@@ -167,12 +176,13 @@ def _read(path, **kwargs) -> pd.DataFrame:
         try:
             frame = pd.read_csv(f, **kwargs)
         except (ValueError, OSError) as exc:  # pandas' ParserError, EmptyDataError; bad gzip, bad UTF-8
-            raise ValueError(f"cannot read the results table {f} ({type(exc).__name__}: {exc}); restore it (in a "
-                             "source checkout: git checkout -- the file), delete it or name another store") from None
+            raise UnreadableTable(f"cannot read the results table {f} ({type(exc).__name__}: {exc}); restore it (in "
+                                  "a source checkout: git checkout -- the file), delete it or name another store",
+                                  f"cannot be read as a table ({type(exc).__name__}: {exc})") from None
         missing = [c for c in (*_IDENTITY, "status") if c not in frame.columns]
         if missing:
-            raise ValueError(f"{f} is not a results table of this suite (it has no column {', '.join(missing)}): "
-                             "name another file")
+            problem = f"is not a results table of this suite (it has no column {', '.join(missing)})"
+            raise UnreadableTable(f"{f} {problem}: name another file", problem)
         frames.append(frame)
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 

@@ -18,7 +18,7 @@ from .grid import Cell, check_solver_params
 from .isolate import run_isolated
 from .paths import check_writable_folder
 from .protocol import ProtocolSettings
-from .results import COLUMNS, append_rows, is_folder_store, read_results_text
+from .results import COLUMNS, UnreadableTable, append_rows, is_folder_store, read_results_text
 
 __all__ = ["run_solver", "parse_params", "check_results_path"]
 
@@ -37,35 +37,31 @@ def parse_params(items: list[str] | None) -> dict:
     return out
 
 
-def check_results_path(results, option: str = "--results") -> Path:
+def check_results_path(results, option: str = "--results", remedy: str = "name another file") -> Path:
     """``results`` as a Path after checking, before any work, that rows can be appended there: a
     CSV file name (``.csv`` or ``.csv.gz``), its folder exists or can be created and a file can be
     written in it (nothing is created: :func:`harness.paths.check_writable_folder`), and an
-    existing file is a readable results table whose rows are whole. ValueError saying what is
-    wrong, naming ``option`` (the command-line option or the place that chose the file), otherwise."""
+    existing file is a readable results table whose rows are whole. ValueError otherwise, saying
+    what is wrong, naming ``option`` (the command-line option or the place that chose the file)
+    and ending with ``remedy`` (what the user can do).
+    """
     path = Path(results)
     if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder: name a CSV file (e.g. {path / 'runs.csv'})")
+        raise ValueError(f"{option} {path} is a folder, not a CSV file: {remedy}")
     if is_folder_store(path):
         raise ValueError(f"{option} {path}: name a CSV file ending in .csv (or .csv.gz), e.g. {path}.csv")
-    try:
-        check_writable_folder("its folder", path.parent)  # the rows and their lock file are written there
-    except ValueError as exc:
-        raise ValueError(f"{option} {path} cannot be written: {exc}") from None
+    check_writable_folder(f"{option} {path} cannot be written: its folder", path.parent, remedy=remedy)
     if path.exists() and not os.access(path, os.W_OK):
-        raise ValueError(f"{option} {path} is not writable: name another file")
+        raise ValueError(f"{option} {path} is not writable: {remedy}")
     if path.exists():
         try:
             table = read_results_text(path)
-        except Exception as exc:
-            if str(exc).startswith(str(path)):  # the reader's own message names the file and what to do
-                raise ValueError(f"{option} {exc}") from None
-            raise ValueError(f"{option} {path} exists but is not a results table ({exc}); name another file") from None
+        except UnreadableTable as exc:
+            raise ValueError(f"{option} {path} {exc.problem}: {remedy}") from None
         cut = [i + 1 for i, stamp in enumerate(table["timestamp"] if "timestamp" in table else []) if not stamp]
         if cut:
             raise ValueError(f"{option} {path}: row(s) {', '.join(map(str, cut[:5]))} (counting from 1 after the "
-                             "header) were written only in part (no timestamp); repair or delete them, or name "
-                             "another file")
+                             f"header) were written only in part (no timestamp); repair or delete them, or {remedy}")
     return path
 
 

@@ -199,8 +199,8 @@ def test_run_checks_its_results_path_before_any_split_runs(tmp_path, capsys, dat
     blocker.write_text("")
     assert main(["run", "--solver", "tests.test_cli:ExplodingSVM", "--dataset", "g50c", "--splits", "1",
                  "--results", str(blocker / "runs.csv")]) == 2
-    assert f"--results {blocker / 'runs.csv'} cannot be written: its folder {blocker} is a file" in \
-        capsys.readouterr().err
+    assert capsys.readouterr().err == (f"error: --results {blocker / 'runs.csv'} cannot be written: its folder "
+                                       f"{blocker} is a file, not a folder: name another file\n")
     assert not (tmp_path / "calls").exists()  # no split ran
     # A run refused after the path check leaves no empty folder behind (the folder is made by the
     # first row, not by the check).
@@ -219,7 +219,14 @@ def test_demo_checks_its_run_table_before_any_work(tmp_path, capsys, monkeypatch
     assert main(["demo", "--realizations", "1", "--out", str(tmp_path)]) == 2
     out, err = capsys.readouterr()
     assert err.startswith(f"error: the demo's run table {table} is not a results table of this suite") and out == ""
+    assert err.endswith(": move it away, or choose another work folder with --out\n")
     assert calls == [] and table.read_text() == "a,b\n1,2\n"
+    table.unlink()
+    table.mkdir()
+    assert main(["demo", "--realizations", "1", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (f"error: the demo's run table {table} is a folder, not a CSV file: move it "
+                                       "away, or choose another work folder with --out\n")
+    assert calls == []
 
 
 def test_run_refuses_to_append_to_a_csv_that_is_not_a_results_table(tmp_path, capsys, data_env, monkeypatch):
