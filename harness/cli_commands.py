@@ -484,6 +484,13 @@ def print_report_head(path: Path) -> None:
     print("\n" + head + "\n", flush=True)
 
 
+def _with_hints(names, choices) -> str:
+    """The unknown ``names``, each with the closest of ``choices`` (:func:`s3vm_bench.closest_name`)."""
+    from s3vm_bench import closest_name
+
+    return ", ".join(f"{n!r}" + (f" (did you mean {c!r}?)" if (c := closest_name(n, choices)) else "") for n in names)
+
+
 def figures_command(args) -> int:
     """``s3vm-bench figures``: paper figures (PNG + SVG) from stored results."""
     from .figures import FIGURES, gallery_markdown, make_figures
@@ -511,10 +518,8 @@ def figures_command(args) -> int:
         return 2
     unknown = [n for n in names if n not in FIGURES]
     if unknown:
-        from s3vm_bench import did_you_mean
-
-        print(f"error: unknown figure(s) {', '.join(map(repr, unknown))}.{did_you_mean(unknown[0], FIGURES)} See "
-              "`s3vm-bench figures --list`.", file=sys.stderr)
+        print(f"error: unknown figure(s) {_with_hints(unknown, FIGURES)}; see `s3vm-bench figures --list`",
+              file=sys.stderr)
         return 2
     from ._atomic import atomic_write
 
@@ -540,10 +545,7 @@ def figure_data_command(args) -> int:
 
     unknown = [n for n in args.make_data if n not in DATA]
     if unknown:
-        from s3vm_bench import did_you_mean
-
-        print(f"error: unknown figure data {', '.join(unknown)}.{did_you_mean(unknown[0], DATA)} Known: "
-              f"{', '.join(DATA)}", file=sys.stderr)
+        print(f"error: unknown figure data {_with_hints(unknown, DATA)}; known: {', '.join(DATA)}", file=sys.stderr)
         return 2
     try:
         for name in args.make_data:

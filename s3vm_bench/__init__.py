@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["PACKAGES", "PACKAGE_DIR", "import_name", "project_name", "did_you_mean"]
+__all__ = ["PACKAGES", "PACKAGE_DIR", "import_name", "project_name", "closest_name", "did_you_mean"]
 
 #: The project's subpackages (their folders' names).
 PACKAGES = ("data_registry", "solvers", "harness")
@@ -47,17 +47,24 @@ def project_name(name: str) -> str:
     return name
 
 
-def did_you_mean(name, choices) -> str:
-    """``" Did you mean 'x'?"`` for the choice closest to the unknown ``name``, or ``""``.
+def closest_name(name, choices) -> str | None:
+    """The choice closest to the unknown ``name``, or None if none is close.
 
     The one rule of every "unknown name" message (solvers, data sets, registry files, tables,
-    figures, reference sets): :func:`difflib.get_close_matches` with cutoff 0.6 on lower-cased
-    names, so a change of case alone (``"SVM"``) still finds ``"svm"``.
+    figures, reference sets): :func:`difflib.get_close_matches` with cutoff 0.5 on lower-cased
+    names, so a change of case alone (``"SVM"``) still finds ``"svm"`` and a prefix
+    (``"tsvm"``) finds ``"tsvm_linear"``.
     """
     import difflib
 
     by_lower = {}
     for choice in choices:
         by_lower.setdefault(str(choice).lower(), str(choice))
-    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
-    return f" Did you mean {by_lower[close[0]]!r}?" if close else ""
+    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.5)
+    return by_lower[close[0]] if close else None
+
+
+def did_you_mean(name, choices) -> str:
+    """``" Did you mean 'x'?"`` for the choice :func:`closest_name` finds, or ``""``."""
+    close = closest_name(name, choices)
+    return f" Did you mean {close!r}?" if close else ""

@@ -434,13 +434,14 @@ def test_unknown_names_get_the_closest_known_one_whatever_the_case(capsys):
 
     assert did_you_mean("SVM", ["svm", "svm_5cv"]) == " Did you mean 'svm'?"
     assert did_you_mean("newtn", ["newton", "cccp"]) == " Did you mean 'newton'?"
+    assert did_you_mean("tsvm", ["tsvm_linear", "mfa"]) == " Did you mean 'tsvm_linear'?"
     assert did_you_mean("zzzz", ["newton", "cccp"]) == ""
     for argv, hint in ((["run", "--solver", "SVM", "--dataset", "g50c"], "Did you mean 'svm'?"),
                        (["data", "info", "G50C"], "Did you mean 'g50c'?"),
                        (["reproduce", "JMLR2008-table8", "--plan"], "Did you mean 'jmlr2008-table8'?"),
-                       (["figures", "jmlr2008-fig99", "xx"], "unknown figure(s) 'jmlr2008-fig99', 'xx'. Did you mean "
-                                                             "'jmlr2008-fig9'?"),
-                       (["figures", "--make-data", "jmlr2008-fig99"], "Did you mean 'jmlr2008-fig9'?")):
+                       (["figures", "xx", "jmlr2008-fig99"], "unknown figure(s) 'xx', 'jmlr2008-fig99' (did you mean "
+                                                             "'jmlr2008-fig9'?); see"),
+                       (["figures", "--make-data", "jmlr2008-fig99"], "'jmlr2008-fig99' (did you mean 'jmlr2008-fig9'?)")):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: unknown") and hint in err[0], (argv, err)

@@ -485,7 +485,7 @@ def _numbers(v):
 
 def test_make_data_cli_errors(tmp_path, capsys):
     assert main(["figures", "--make-data", "jmlr2008-fig99", "--out", str(tmp_path)]) == 2
-    assert "unknown figure data jmlr2008-fig99" in capsys.readouterr().err
+    assert "unknown figure data 'jmlr2008-fig99' (did you mean 'jmlr2008-fig9'?)" in capsys.readouterr().err
     assert main(["figures", "--only", "D1/", "--out", str(tmp_path)]) == 2
     assert main(["figures", "--make-data", "jmlr2008-fig1", "--only", "x", "--out", str(tmp_path)]) == 2
     assert "--only does not apply" in capsys.readouterr().err
