@@ -76,8 +76,8 @@ _NUMBER, _NUMBER_OR_NULL = ("a number", (int, float)), ("a number or null", (int
 _TEXT, _COUNT, _FLAG = ("a string", (str,)), ("an integer", (int,)), ("a boolean", (bool,))
 #: The fields every stored optimum is read by (``compare``, ``optima show``, the figures) and their kinds.
 _OPTIMUM_FIELDS = {"digest": _TEXT, "labels": _TEXT, "u": _COUNT, "objective": _NUMBER, "lower_bound": _NUMBER,
-                   "gap": _NUMBER, "status": _TEXT, "certified": _FLAG, "nodes": _COUNT, "seconds": _NUMBER, "unlabeled_error": _NUMBER,
-                   "objective_true_labels": _NUMBER}
+                   "gap": _NUMBER, "status": _TEXT, "certified": _FLAG, "nodes": _COUNT, "seconds": _NUMBER,
+                   "unlabeled_error": _NUMBER, "objective_true_labels": _NUMBER}
 #: The same for a stored certified lower bound (``gap`` and ``best_objective`` may be null: no solver value yet).
 _BOUND_FIELDS = {"digest": _TEXT, "lower_bound": _NUMBER, "best_objective": _NUMBER_OR_NULL, "gap": _NUMBER_OR_NULL,
                  "seconds": _NUMBER, "certified_optimal": _FLAG, "best_solver": _TEXT}

@@ -113,7 +113,8 @@ def get_reference_set(name: str) -> ReferenceSet:
     try:
         return REFERENCE_SETS[name]
     except KeyError:
-        raise ValueError(f"no reference optima for {name!r}.{did_you_mean(name, REFERENCE_SETS)} The reference sets: {', '.join(REFERENCE_SETS)}") from None
+        raise ValueError(f"no reference optima for {name!r}.{did_you_mean(name, REFERENCE_SETS)} The reference sets: "
+                         f"{', '.join(REFERENCE_SETS)}") from None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ printed at the top of each report.
 
 from __future__ import annotations
 
-
 from s3vm_bench import did_you_mean
 
 from .icml2013 import DATASETS as ICML2013_DATASETS

@@ -128,7 +128,8 @@ def get_solver(name: str):
         eps = _entry_points()
         if name in eps:
             return check_solver_class(eps[name].load(), name)
-        raise ValueError(f"unknown solver {name!r}.{did_you_mean(name, available_solvers())} Registered: {', '.join(available_solvers())}; "
+        raise ValueError(f"unknown solver {name!r}.{did_you_mean(name, available_solvers())} Registered: "
+                         f"{', '.join(available_solvers())}; "
                          "or name your own as 'package.module:Class' or 'path/to/file.py:Class'.")
     target = target or name
     module_name, _, cls_name = target.rpartition(":")

@@ -207,7 +207,7 @@ def test_a_failed_fetch_leaves_no_empty_folder(tmp_path, monkeypatch, no_retry_w
 
 
 def test_a_data_cache_that_cannot_be_a_folder_is_named_before_any_download(tmp_path, monkeypatch, shared_data):
-    """S3VM_DATA_DIR naming a file used to fail inside the copy, with a message blaming the mirror."""
+    """S3VM_DATA_DIR naming a file (or a path through one) is named as the problem, not the mirror."""
     a_file = tmp_path / "afile"
     a_file.write_text("x")
     monkeypatch.setenv("S3VM_DATA_MIRROR", str(shared_data))

@@ -352,7 +352,7 @@ def test_a_corrupt_line_of_a_partial_records_file_is_named(tmp_path):
     partial.write_text('{"key": "a/1", "v": 1}\n[1, 2]\n')
     with pytest.raises(ValueError, match="line 2 is a JSON list, not a JSON object"):
         fd._Records(tmp_path / "x.jsonl")
-    partial.write_text('{"key": "a/1", "v": 1}\n{"v": 2}\n')  # valid JSON without the key (a KeyError before)
+    partial.write_text('{"key": "a/1", "v": 1}\n{"v": 2}\n')  # valid JSON without the key
     with pytest.raises(ValueError, match="line 2 is a record without the field 'key'; delete that line"):
         fd._Records(tmp_path / "x.jsonl")
     partial.write_text('{"key": "a/1", "v": 1}\n{"key": "a/2", "v"')
@@ -544,7 +544,7 @@ def test_icml2013_fig6_appends_the_missing_cells_only(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="no cell of icml2013-fig6 has a key starting with 'D99/'"):
         fd.icml2013_fig6(path, datasets=["D1", "D5"], n_splits=3, only="D99/", echo=lambda m: None)
     assert calls == []
-    # A line with the judged solvers' times but without its split is named (a KeyError before).
+    # A line with the judged solvers' times but without its split is named.
     path.write_text(json.dumps({"id": "D1", "C": 10.0, "light_l1": {}}) + "\n")
     with pytest.raises(ValueError, match="line 1 is a record without the field 'split'; delete that line"):
         fd.icml2013_fig6(path, datasets=["D1"], n_splits=3, echo=lambda m: None)
@@ -552,7 +552,7 @@ def test_icml2013_fig6_appends_the_missing_cells_only(tmp_path, monkeypatch):
 
 
 def test_stored_input_without_a_field_the_figure_reads_is_corrupt_data(tmp_path):
-    """Valid JSON from an older or hand-edited file used to end in a KeyError traceback."""
+    """Valid JSON from an older or hand-edited file: the part without the field is named."""
     fig1 = json.loads((F.REPORTS_DIR / "figures-data" / "jmlr2008-fig1.json").read_text())
     fig4 = json.loads((F.REPORTS_DIR / "figures-data" / "icml2006-fig4.json").read_text())
     no_beta = json.loads(json.dumps(fig1))

@@ -461,7 +461,7 @@ def test_a_table_row_is_found_and_copied_into_the_cache_folder(data_env, tmp_pat
 ])
 def test_a_damaged_field_of_a_table_row_means_recompute_not_a_traceback(column, text, why, data_env, tmp_path):
     """A hand-edited results table: the row is ignored with a warning naming the field (its cell is
-    recomputed), as for a row that fails check_row; 'abc' in a number column used to stop the run."""
+    recomputed), as for a row that fails check_row."""
     import csv
 
     cell = Cell("t", "2moons", "svm", 2, n_splits=3)

@@ -470,8 +470,8 @@ def test_a_classifier_that_takes_minus_one_for_a_class_gets_a_clear_error():
     (lambda: g50c_like(seed=0, bayes_error="0.05"), TypeError, "bayes_error must be a number"),
 ])
 def test_balance_helpers_refuse_nonsense(call, err, match):
-    """Each of these used to return a number (-2 positives, r = 0.83 from 0/1 labels, p from T < 0)
-    or fail deep inside numpy; they now say what was wrong."""
+    """Nonsense arguments (u < 0, 0/1 labels, T <= 0, NaN outputs) are refused with what was wrong,
+    not turned into a number (-2 positives, r = 0.83) or a failure deep inside numpy."""
     with pytest.raises(err, match=match):
         call()
 
@@ -513,7 +513,7 @@ def test_balance_helpers_compute_with_the_numbers_they_are_given():
 
 
 def test_protocol_objective_refuses_outputs_it_cannot_score():
-    """NaN outputs used to be read as negative labels and scored."""
+    """NaN outputs are not read as negative labels and scored: they are refused."""
     X, y = _blobs(3, n=10)
     y_pm = np.where(y == 1, 1.0, -1.0)
     settings = ProtocolSettings(sigma=2.0, C=10.0)

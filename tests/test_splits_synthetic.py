@@ -183,7 +183,7 @@ def test_synthetic_requires_seed():
     (lambda: g50c_like(seed=0, n=1), ValueError, "n must be an int >= 2"),
 ])
 def test_synthetic_generators_refuse_bad_arguments(call, err, match):
-    """NaN or negative noise used to give NaN or mirrored data, one radius an IndexError."""
+    """Noise, counts, radii and seeds are checked before any point is drawn."""
     with pytest.raises(err, match=match):
         call()
 
