@@ -491,16 +491,24 @@ def _with_hints(names, choices) -> str:
     return ", ".join(f"{n!r}" + (f" (did you mean {c!r}?)" if (c := closest_name(n, choices)) else "") for n in names)
 
 
+def _figures_conflict(args) -> str | None:
+    """Why the options of ``figures`` contradict each other or would be ignored (None if they do not)."""
+    if args.list and (args.names or args.all or args.make_data):
+        return "--list only lists the figures: drop the other arguments"
+    if args.all and args.names:
+        return f"--all draws every figure; drop the names ({' '.join(args.names)}) or --all"
+    if args.only is not None and not args.make_data:
+        return "--only goes with --make-data"
+    if args.only is not None and not args.only.strip():
+        return "--only is empty: give the prefix of the cell keys to run (the keys are printed by a run)"
+    return None
+
+
 def figures_command(args) -> int:
     """``s3vm-bench figures``: paper figures (PNG + SVG) from stored results."""
     from .figures import FIGURES, gallery_markdown, make_figures
 
-    conflict = ("--list only lists the figures: drop the other arguments" if args.list and
-                (args.names or args.all or args.make_data) else
-                f"--all draws every figure; drop the names ({' '.join(args.names)}) or --all" if args.all and args.names
-                else "--only goes with --make-data" if args.only is not None and not args.make_data
-                else "--only is empty: give the prefix of the cell keys to run (the keys are printed by a run)"
-                if args.only is not None and not args.only.strip() else None)
+    conflict = _figures_conflict(args)
     if conflict:
         print(f"error: {conflict}", file=sys.stderr)
         return 2
