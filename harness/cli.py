@@ -358,6 +358,9 @@ def _main(argv: list[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as exc:  # e.g. an output folder that cannot be created or written, a scheduler not reached
+        if _caused_by_interrupt(exc):
+            _report_interrupt()
+            return 130
         if getattr(exc, "filename", None):
             print(f"error: {exc.filename}: {exc.strerror or exc} (a file or folder that cannot be read or written: "
                   f"the work folder is chosen with --out DIR or {ENV_VAR}, its parts with the command's options)",

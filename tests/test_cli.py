@@ -266,6 +266,8 @@ def test_reproduce_ignore_store_flag_has_two_spellings(flag):
     # caused by the KeyboardInterrupt: the same message and status, not a traceback.
     ("SystemError('CPUDispatcher(<function add>) returned a result with an exception set') from KeyboardInterrupt()",
      130, "\ninterrupted: what was finished before is kept (cached cells, rows and files already written)\n"),
+    ("OSError('a read cut short') from KeyboardInterrupt()",
+     130, "\ninterrupted: what was finished before is kept (cached cells, rows and files already written)\n"),
 ])
 def test_a_closed_output_pipe_or_ctrl_c_ends_the_command_without_a_traceback(raised, status, stderr):
     code = ("import sys\n"
