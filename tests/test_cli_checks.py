@@ -136,3 +136,20 @@ def test_run_refuses_an_unknown_protocol_before_making_any_folder(capsys, data_e
     assert "unknown split protocol 'bogus'; choose one of ['icml2006', 'icml2013', 'jmlr2008', 'sigir2006']" \
         in capsys.readouterr().err
     assert not (tmp_path / "work").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--repeat", "0"], "argument --repeat: must be an integer >= 1, got 0"),
+    (["--chol", "-1"], "argument --chol: must be an integer >= 1, got -1"),
+    (["--table3", "--splits", "x"], "argument --splits: must be an integer >= 1, got 'x'"),
+    (["--solvers", "cccp", "nope"], "--solvers: unknown solver 'nope'"),
+])
+def test_the_ce_benchmark_refuses_bad_arguments_before_measuring(argv, message, capsys, monkeypatch):
+    """`python -m benchmarks.ce`: a count < 1 ended in a StatisticsError after the work, an unknown
+    solver in a traceback; both are usage errors (status 2) before any measurement."""
+    from benchmarks import ce
+
+    monkeypatch.setattr(ce, "uspst_problem", lambda **k: pytest.fail("measured"))
+    with pytest.raises(SystemExit) as stop:
+        ce.main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
