@@ -145,8 +145,8 @@ def test_run_refuses_an_unknown_protocol_before_making_any_folder(capsys, data_e
     (["--solvers", "cccp", "nope"], "--solvers: unknown solver 'nope'"),
 ])
 def test_the_ce_benchmark_refuses_bad_arguments_before_measuring(argv, message, capsys, monkeypatch):
-    """`python -m benchmarks.ce`: a count < 1 ended in a StatisticsError after the work, an unknown
-    solver in a traceback; both are usage errors (status 2) before any measurement."""
+    """`python -m benchmarks.ce`: a count < 1 or an unknown solver is a usage error (status 2) before
+    any measurement (no median of zero runs, no traceback)."""
     from benchmarks import ce
 
     monkeypatch.setattr(ce, "uspst_problem", lambda **k: pytest.fail("measured"))
