@@ -29,6 +29,7 @@ __all__ = [
     "registry",
     "fetch",
     "cache_dir",
+    "check_cache_dir",
     "is_cached",
     "make_pooch",
 ]
@@ -75,9 +76,9 @@ def cache_dir() -> Path:
     return Path(env).expanduser() if env else Path(pooch.os_cache("s3vm-bench"))
 
 
-def _check_cache_dir() -> Path:
+def check_cache_dir() -> Path:
     """:func:`cache_dir` if it is a folder or can be made one; DataFetchError naming it otherwise
-    (a file, or a path through a file), before anything is downloaded."""
+    (a file, or a path through a file). :func:`fetch` calls it before any download."""
     folder = cache_dir()
     probe = folder.absolute()
     while not probe.exists():
@@ -164,7 +165,7 @@ def fetch(name: str) -> Path:
     reg = registry()
     if name not in reg:
         raise ValueError(f"{name!r} is not a file of the s3vm-bench data registry.{did_you_mean(name, reg)}")
-    _check_cache_dir()
+    check_cache_dir()
     pup = make_pooch()
     url = pup.get_url(name)
     if url.startswith("unavailable://") and not (Path(pup.abspath) / name).is_file():

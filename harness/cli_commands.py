@@ -21,7 +21,12 @@ __all__ = ["data_list_command", "data_fetch_command", "data_info_command", "demo
 
 def data_list_command(args) -> int:
     """``s3vm-bench data list``: every data set with its size, source and cache state."""
-    from s3vm_bench.data_registry import list_datasets
+    from s3vm_bench.data_registry import DataFetchError, check_cache_dir, list_datasets
+
+    try:
+        check_cache_dir()
+    except DataFetchError as exc:  # the list is still useful; its "cached" column then says no throughout
+        print(f"warning: {exc}", file=sys.stderr)
 
     rows = []
     for s in list_datasets():

@@ -22,6 +22,17 @@ def test_data_list(capsys, data_env):
     assert out.splitlines()[0].split() == ["name", "n", "d", "classes", "sparse", "source", "cached"]
 
 
+def test_data_list_says_when_the_data_cache_cannot_be_a_folder(capsys, tmp_path, monkeypatch):
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    monkeypatch.setenv("S3VM_DATA_DIR", str(a_file))
+    assert main(["data", "list"]) == 0
+    out, err = capsys.readouterr()
+    assert err == (f"warning: the data cache {a_file} (S3VM_DATA_DIR={a_file}) cannot be a folder: {a_file} is a "
+                   "file; set S3VM_DATA_DIR to a folder\n")
+    assert out.splitlines()[0].split()[-1] == "cached" and a_file.read_text() == "x"
+
+
 def test_data_fetch_and_info(capsys, data_env):
     assert main(["data", "fetch", "g50c", "coil3"]) == 0
     out = capsys.readouterr().out
