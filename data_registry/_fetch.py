@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pooch
 
-from s3vm_bench import did_you_mean
+from s3vm_bench import did_you_mean, nearest_existing
 
 __all__ = [
     "DataFetchError",
@@ -80,9 +80,7 @@ def check_cache_dir() -> Path:
     """:func:`cache_dir` if it is a folder or can be made one; DataFetchError naming it otherwise
     (a file, or a path through a file). :func:`fetch` calls it before any download."""
     folder = cache_dir()
-    probe = folder.absolute()
-    while not probe.exists():
-        probe = probe.parent
+    probe = nearest_existing(folder)
     if not probe.is_dir():
         where = f"{ENV_DIR}={os.environ[ENV_DIR]}" if os.environ.get(ENV_DIR) else "the OS cache folder"
         raise DataFetchError(f"the data cache {folder} ({where}) cannot be a folder: {probe} is a file; set "

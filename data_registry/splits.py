@@ -8,10 +8,11 @@ how many splits were drawn before, so split 7 is the same whether or not splits 
 from __future__ import annotations
 
 import hashlib
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from s3vm_bench import is_int
 
 from .catalog import Dataset
 
@@ -64,7 +65,7 @@ def _check_int(value, name: str, minimum: int | None = None, what: str = "") -> 
     whole) and ``>= minimum``; TypeError / ValueError naming ``name`` (and ``what`` it counts) otherwise."""
     bound = "" if minimum is None else f" >= {minimum}"
     kind = f"an int{bound}" + (f" ({what})" if what else "")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise TypeError(f"{name} must be {kind}, got {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
@@ -133,7 +134,7 @@ def _check_args(ds, n_splits, base_seed) -> None:
     ``n_splits`` is an integer >= 1."""
     if not isinstance(ds, Dataset):
         raise TypeError(f"ds must be a Dataset (e.g. load_dataset('g50c')), got {type(ds).__name__}")
-    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 1:
+    if not is_int(n_splits) or n_splits < 1:
         raise ValueError(f"n_splits must be an integer >= 1, got {n_splits!r}")
     _check_int(base_seed, "base_seed")
 

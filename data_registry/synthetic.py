@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
+from s3vm_bench import is_real
+
 from .catalog import Dataset
 from .splits import _check_int
 
@@ -34,7 +36,7 @@ def _rng(seed) -> np.random.Generator:
 
 def _check_real(value, name: str, what: str) -> float:
     """``value`` as a float if it is a finite real number >= 0 (not a bool)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not is_real(value):
         raise TypeError(f"{name} must be a number >= 0 ({what}), got {value!r}")
     if not np.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be finite and >= 0 ({what}), got {value!r}")
@@ -142,7 +144,7 @@ def g50c_like(seed: int, n: int = 550, d: int = 50, bayes_error: float = 0.05) -
     """
     _check_int(n, "n", 2, "a number of points")
     _check_int(d, "d", 1, "a number of dimensions")
-    if isinstance(bayes_error, (bool, np.bool_)) or not isinstance(bayes_error, (int, float, np.integer, np.floating)):
+    if not is_real(bayes_error):
         raise TypeError(f"bayes_error must be a number in (0, 0.5), got {bayes_error!r}")
     if not 0.0 < bayes_error < 0.5:
         raise ValueError(f"bayes_error must be in (0, 0.5), got {bayes_error}")

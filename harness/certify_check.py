@@ -92,6 +92,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from s3vm_bench import is_int
 from s3vm_bench.solvers.numerics import check_positive
 
 __all__ = ["DualPoint", "Certificate", "BoundResult", "SAFETY", "bias_bound", "check_dual_point", "make_feasible"]
@@ -202,7 +203,7 @@ def _check_problem(K, y_lab, k, C, C_star):
         raise ValueError("y_lab must hold labels in {-1, +1}")
     if not (np.any(y_lab > 0) and np.any(y_lab < 0)):
         raise ValueError("the labeled points must include both classes")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+    if not is_int(k):
         raise TypeError(f"k must be an int, got {type(k).__name__}")
     u = n - l
     if not 0 <= int(k) <= u:

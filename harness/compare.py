@@ -37,13 +37,13 @@ one-versus-rest sets need because their Table 8 rows hold only the mean over the
 from __future__ import annotations
 
 import json
-import numbers
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from s3vm_bench import is_int
 from s3vm_bench.solvers import get_solver
 
 from .optima import (BOUND_SETS, CERTIFIED_GAP_TOL, binary_problems, bound_problems, build_bounds, certify,
@@ -252,7 +252,7 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
         raise TypeError(f"set_names must be a list of names, not the str {set_names!r}: pass [{set_names!r}]")
     if params is not None and not isinstance(params, dict):
         raise TypeError(f"params must be a dict of solver parameters, got {type(params).__name__}")
-    if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral)):
+    if n is not None and not is_int(n):
         raise TypeError(f"n must be an integer number of problems (or None), got {n!r}")
     for set_name in set_names:  # every name, count and store is checked before any solver runs
         if set_name in BOUND_SETS:

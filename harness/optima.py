@@ -41,13 +41,13 @@ bound: the search and its cost").
 from __future__ import annotations
 
 import inspect
-import numbers
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from s3vm_bench import is_int
 from s3vm_bench.solvers.numerics import check_int, kernel_newton
 
 from .optima_bounds import (CERTIFIED_GAP_TOL, best_run_objectives, bound_entry, bound_gram, bound_problems,
@@ -436,7 +436,7 @@ def stored_optimum(set_name: str, i: int, store: dict | None = None, directory=N
     An entry whose digest no longer matches its problem counts as missing (:func:`lookup`).
     ValueError if ``i`` is not an integer >= 0.
     """
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or i < 0:
+    if not is_int(i) or i < 0:
         raise ValueError(f"the problem index must be an integer >= 0, got {i!r}")
     ref = get_reference_set(set_name)
     store = load_store(set_name, directory) if store is None else store

@@ -25,7 +25,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from s3vm_bench import PACKAGE_DIR
+from s3vm_bench import PACKAGE_DIR, nearest_existing
 
 __all__ = ["SHIPPED_REPORTS", "SHIPPED_RESULTS", "DEFAULT_WORK_DIR", "ENV_VAR", "work_dir", "WorkDir",
            "check_writable_folder"]
@@ -133,9 +133,7 @@ def check_writable_folder(option: str, folder, write: bool = True, remedy: str |
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{option} {folder} is a file, not a folder: {remedy or 'name a folder'}")
-    probe = folder.absolute()
-    while not probe.exists():
-        probe = probe.parent
+    probe = nearest_existing(folder)
     if not probe.is_dir():
         raise ValueError(f"{option} {folder} cannot be created: {probe} is a file; {remedy or 'name another folder'}")
     if not write:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["PACKAGES", "PACKAGE_DIR", "import_name", "project_name", "closest_name", "did_you_mean"]
+__all__ = ["PACKAGES", "PACKAGE_DIR", "import_name", "project_name", "closest_name", "did_you_mean", "is_int",
+           "is_real", "nearest_existing"]
 
 #: The project's subpackages (their folders' names).
 PACKAGES = ("data_registry", "solvers", "harness")
@@ -68,3 +69,32 @@ def did_you_mean(name, choices) -> str:
     """``" Did you mean 'x'?"`` for the choice :func:`closest_name` finds, or ``""``."""
     close = closest_name(name, choices)
     return f" Did you mean {close!r}?" if close else ""
+
+
+def is_int(value) -> bool:
+    """Whether ``value`` is an integer by the suite's rule: a Python or NumPy integer, not a bool
+    (a float is not an integer even when whole). The one rule of every count check."""
+    import numbers
+
+    import numpy as np
+
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def is_real(value) -> bool:
+    """Whether ``value`` is a real number by the suite's rule: any Python or NumPy real, not a bool
+    (finiteness is checked apart)."""
+    import numbers
+
+    import numpy as np
+
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def nearest_existing(path) -> Path:
+    """``path`` (made absolute) if it exists, else its nearest existing parent: where a folder
+    ``path`` would be created, and, when that is not a folder, the file in the way."""
+    probe = Path(path).absolute()
+    while not probe.exists():
+        probe = probe.parent
+    return probe

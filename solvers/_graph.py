@@ -13,6 +13,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from s3vm_bench import is_int
+
 from ._kernels import _check_data, _row_sqnorms
 from ._validation import check_kernel_matrix, check_positive
 
@@ -67,7 +69,7 @@ def knn_laplacian(X, n_neighbors: int = 6, *, weights: str = "binary", heat_widt
 
     X = _check_data(X, "X")
     n = X.shape[0]
-    if isinstance(n_neighbors, (bool, np.bool_)) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
+    if not is_int(n_neighbors) or n_neighbors < 1:
         raise ValueError(f"n_neighbors must be an integer >= 1, got {n_neighbors!r}")
     if n_neighbors >= n:
         raise ValueError(f"n_neighbors={n_neighbors} must be smaller than the number of points n={n} "
@@ -119,7 +121,7 @@ def laplacian_power(L, p: int) -> np.ndarray:
     The iterated Laplacian of Sindhwani et al. (2005): higher p penalizes the high-frequency
     eigenvectors of the graph more strongly relative to the smooth ones.
     """
-    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)) or p < 1:
+    if not is_int(p) or p < 1:
         raise ValueError(f"the Laplacian power p must be an integer >= 1, got {p!r}")
     L = sp.csr_matrix(L, dtype=np.float64)
     P = L.toarray()

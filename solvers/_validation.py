@@ -35,6 +35,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from s3vm_bench import is_int, is_real
+
 __all__ = ["check_positive", "check_int", "check_kernel_matrix", "check_symmetric_kernel", "Interval", "Options",
            "Boolean", "InstanceOf", "InvalidParameterError", "validate_params"]
 
@@ -47,15 +49,8 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def _is_int(value) -> bool:
-    """Whether ``value`` is an integer by the rule of this module: a Python or NumPy integer, not a bool."""
-    return isinstance(value, numbers.Integral) and not _is_bool(value)
-
-
-def _is_real(value) -> bool:
-    """Whether ``value`` is a real number by the rule of this module: any Python or NumPy real, not a bool
-    (finiteness is checked apart)."""
-    return isinstance(value, numbers.Real) and not _is_bool(value)
+#: The number rules of the suite (:func:`s3vm_bench.is_int`, :func:`s3vm_bench.is_real`).
+_is_int, _is_real = is_int, is_real
 
 
 def _is_finite(value) -> bool:

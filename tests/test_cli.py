@@ -540,3 +540,19 @@ def test_a_warning_is_one_line_on_the_command_line():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
     assert proc.stderr == "warning: 3 outputs tied at the balance threshold\n"
+
+
+def test_the_suites_number_and_folder_rules(tmp_path):
+    """One rule for counts and numbers in every package (s3vm_bench.is_int / is_real), and one walk to
+    the place a folder would be made (s3vm_bench.nearest_existing)."""
+    import numpy as np
+
+    from s3vm_bench import is_int, is_real, nearest_existing
+
+    assert [is_int(v) for v in (3, np.int32(3), 3.0, True, np.bool_(True), "3", None)] == [True, True] + [False] * 5
+    assert [is_real(v) for v in (3, 2.5, np.float32(2.5), np.nan, True, "2.5", np.array([1.0]))] == \
+        [True] * 4 + [False] * 3
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    assert nearest_existing(tmp_path / "new" / "deeper") == tmp_path
+    assert nearest_existing(a_file / "sub") == a_file and not nearest_existing(a_file / "sub").is_dir()
