@@ -223,28 +223,18 @@ def ovr(solvers, chol_repeat: int = 5, echo=print) -> list[dict]:
     return out
 
 
-def _count(text: str) -> int:
-    """An argparse type: an integer >= 1 (a number of runs or splits)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
-    return value
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.ce", description=__doc__.splitlines()[0])
+    count = project("harness.cli").positive_int  # the command line's own rule for counts
     ap.add_argument("--solvers", nargs="+", default=list(DEFAULT_SOLVERS))
-    ap.add_argument("--repeat", type=_count, default=1, help="protocol runs per solver (median reported)")
-    ap.add_argument("--chol", type=_count, default=5, help="Cholesky factorizations timed (median)")
+    ap.add_argument("--repeat", type=count, default=1, help="protocol runs per solver (median reported)")
+    ap.add_argument("--chol", type=count, default=5, help="Cholesky factorizations timed (median)")
     ap.add_argument("--digits", type=int, nargs="+", default=[DIGIT], choices=range(10), metavar="D",
                     help="the one-vs-rest problems to measure (digit D against the rest; default 0; "
                          "the cost varies by more than 10x across digits)")
     ap.add_argument("--table3", action="store_true", help="Newton's seconds per binary classifier against "
                     "JMLR 2008 Table 3 instead")
-    ap.add_argument("--splits", type=_count, default=1, help="with --table3: splits per data set")
+    ap.add_argument("--splits", type=count, default=1, help="with --table3: splits per data set")
     ap.add_argument("--losses", nargs="+", default=["Flat", "Quadratic"], help="with --table3: columns to run")
     ap.add_argument("--ovr", action="store_true", help="a whole Uspst split (ten one-vs-rest problems) fitted "
                     "alone and together instead")

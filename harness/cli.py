@@ -29,7 +29,7 @@ import warnings
 from . import cli_commands as commands
 from .paths import DEFAULT_WORK_DIR, ENV_VAR, check_writable_folder, work_dir
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "positive_int"]
 
 
 def _integer(text: str) -> int:
@@ -39,7 +39,7 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     """argparse type: an integer >= 1 (a bad value exits with status 2 and says why), by the
     solvers' own rule (:func:`s3vm_bench.solvers.numerics.check_int`)."""
     from s3vm_bench.solvers.numerics import check_int
@@ -104,7 +104,7 @@ def _add_run_parser(sub) -> None:
     r = sub.add_parser("run", help="one solver on every split of one data set (common protocol)")
     r.add_argument("--solver", required=True, help="registry name or package.module:Class")
     r.add_argument("--dataset", required=True)
-    r.add_argument("--splits", type=_positive_int, default=10, help="number of splits (default 10)")
+    r.add_argument("--splits", type=positive_int, default=10, help="number of splits (default 10)")
     r.add_argument("--protocol", default="jmlr2008", help="split protocol (default jmlr2008)")
     r.add_argument("--kernel", choices=("rbf", "linear"))
     r.add_argument("--sigma", type=float, help="default: JMLR 2008 Table 5")
@@ -128,9 +128,9 @@ def _add_optima_parser(sub) -> None:
     ob = osub.add_parser("build", help="compute and store the missing optima; retry the uncertified ones when "
                          "given a larger time or node limit than they had (merged: no bound is lost)")
     ob.add_argument("sets", nargs="+", metavar="SET", help="two_moons, coil3, 2moons, two_circles")
-    ob.add_argument("--n", type=_positive_int, help="problems (realizations or splits) per set (default: the paper's)")
+    ob.add_argument("--n", type=positive_int, help="problems (realizations or splits) per set (default: the paper's)")
     ob.add_argument("--time-limit", dest="time_limit", type=_positive_float, help="seconds per binary problem")
-    ob.add_argument("--node-limit", dest="node_limit", type=_positive_int, help="nodes per binary problem")
+    ob.add_argument("--node-limit", dest="node_limit", type=positive_int, help="nodes per binary problem")
     ob.add_argument("--seed-truth", dest="seed_truth", action="store_true",
                     help="seed the incumbent with the true labeling (speeds up pruning; recorded)")
     ob.add_argument("--branching", choices=("nips", "bound", "product"),
@@ -139,7 +139,7 @@ def _add_optima_parser(sub) -> None:
     ob.add_argument("--only", nargs="+", metavar="KEY",
                     help="only these problems: split<i>/class<k>, e.g. split6/class0 of coil3, split6/class1 of a "
                     "two-class set (`s3vm-bench optima show SET` lists them)")
-    ob.add_argument("--jobs", type=_positive_int, help="processes per search (default 1)")
+    ob.add_argument("--jobs", type=positive_int, help="processes per search (default 1)")
     fresh_or_resumed = ob.add_mutually_exclusive_group()  # --force starts over, --resume continues
     fresh_or_resumed.add_argument("--resume", action="store_true",
                                   help="continue the stopped search of an uncertified entry from the frontier it "
@@ -151,11 +151,11 @@ def _add_optima_parser(sub) -> None:
                     help="certified lower bounds (harness.certify) of a data set too large for branch and bound "
                     "(g50c, text, uspst: JMLR 2008 Table 8 splits) instead of optima; --time-limit per binary problem "
                     "(default 240 s), --n splits, --only, --force, --graph-neighbors, --max-iter")
-    ob.add_argument("--graph-neighbors", dest="graph_neighbors", type=_positive_int, metavar="K",
+    ob.add_argument("--graph-neighbors", dest="graph_neighbors", type=positive_int, metavar="K",
                     help="with --bounds: graph weights of the dual point only between each unlabeled point and its K "
                     "nearest unlabeled neighbours in the kernel (a search several times faster at a few thousand "
                     "points, a slightly weaker bound); default: every unlabeled pair")
-    ob.add_argument("--max-iter", dest="max_iter", type=_positive_int, metavar="N",
+    ob.add_argument("--max-iter", dest="max_iter", type=positive_int, metavar="N",
                     help="with --bounds: L-BFGS-B iterations per smoothing stage of the search (default 250; six "
                     "stages; --time-limit still cuts each stage)")
     _out_option(ob, "the stores are written to optima/ in it, starting from the shipped ones; `--out .` in a "
@@ -176,7 +176,7 @@ def _add_compare_parser(sub) -> None:
     c.add_argument("--datasets", nargs="+", default=["two_moons", "coil3"], metavar="SET",
                    help="reference sets (default: two_moons coil3), or g50c/text/uspst: against their stored "
                    "certified lower bounds (objective, bound, certified gap)")
-    c.add_argument("--splits", type=_positive_int, help="problems per set (default: all stored for the paper's count)")
+    c.add_argument("--splits", type=positive_int, help="problems per set (default: all stored for the paper's count)")
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
     c.add_argument("--compute-missing", dest="compute_missing", action="store_true",
                    help="run branch and bound where no optimum is stored (and store it)")
@@ -196,7 +196,7 @@ def _add_reproduce_parser(sub) -> None:
     rp.add_argument("--all", action="store_true", help="every table with a spec")
     rp.add_argument("--list", action="store_true", help="list the tables and exit")
     rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count): a smoke run")
-    rp.add_argument("--splits", type=_positive_int, help="run at most the first N splits of each table (the report also "
+    rp.add_argument("--splits", type=positive_int, help="run at most the first N splits of each table (the report also "
                     "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
     rp.add_argument("--solvers", nargs="+", metavar="NAME",
@@ -209,7 +209,7 @@ def _add_reproduce_parser(sub) -> None:
     rp.add_argument("--plan", action="store_true",
                     help="run nothing: list the cells cached and missing per table and data set, with the compute "
                          "time of the missing ones estimated from the cached cells' fit times")
-    rp.add_argument("--verify", type=_positive_int, metavar="N",
+    rp.add_argument("--verify", type=positive_int, metavar="N",
                     help="rerun N cached cells drawn at random (without the cache) and compare them with their "
                          "stored results; runs nothing else and writes nothing (exit status 1 if one differs)")
     rp.add_argument("--verify-max-seconds", dest="verify_max_seconds", type=_positive_float,
