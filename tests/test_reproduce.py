@@ -558,12 +558,13 @@ def test_sigir2006_table9_runs_pcmac_and_two_stand_ins_at_45_labels_and_footnote
         assert (split.labeled.size, split.unlabeled.size) == (l, u), name  # the spec's sizes are the split's
         mine = runs[runs["dataset"] == name]
         assert len(mine) == 4 and set(mine["split_seed"]) == {split.seed}
-        # kappa = 2 for the squared hinge (C = 1/(2 lambda l)), 1 for SVM-light's hinge
-        kappa = np.where(mine["solver"] == "s3vm_light", 1.0, 2.0)
-        assert (kappa == 1.0).sum() == 1 and json.loads(mine.loc[kappa == 1.0, "params"].iloc[0]) == {"loss": "l1"}
+        # C = 1/(2 lambda l), C* = lambda'/(2 lambda u) in every column: SIGIR 2006 Sec. 3.1 writes the hinge
+        # TSVM problem (SVM-light's) with the same 1/(2l) and lambda'/(2u) as the squared hinge's
+        light = mine["solver"] == "s3vm_light"
+        assert light.sum() == 1 and json.loads(mine.loc[light, "params"].iloc[0]) == {"loss": "l1"}
         lam_u = SIGIR2006_LAMBDA_PRIME[name]
-        assert np.allclose(mine["C"], 1 / (kappa * 0.001 * l))
-        assert np.allclose(mine["C_star"], lam_u / (kappa * 0.001 * u))
+        assert np.allclose(mine["C"], 1 / (2 * 0.001 * l))
+        assert np.allclose(mine["C_star"], lam_u / (2 * 0.001 * u))
         assert {json.loads(p).get("lam_u") for p in mine["params"]} == {None, lam_u}  # the solvers' own lambda'
     assert SIGIR2006_LAMBDA_PRIME["news-autos-motorcycles"] == 10.0  # auto-vs-aviation's (SIGIR 2006 Sec. 4)
     md = (tmp_path / "sigir2006-table9.md").read_text()
