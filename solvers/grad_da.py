@@ -11,7 +11,7 @@ multiplier nu from :func:`solvers._annealing.solve_nu` -- which leaves the smoot
               + sum_unl { C* [p*_j V(o_j) + (1 - p*_j) V(-o_j)]
                           + T [p*_j log p*_j + (1 - p*_j) log(1 - p*_j)] },   o = w . z + b.
 
-Its gradient needs no derivative of p* (envelope theorem, JMLR 2008 after eq. 9: dI''/dp_j = nu/u
+Its gradient needs no derivative of p* (envelope theorem, JMLR 2008 after eq. 9: dI''/dp_j = nu
 for every j at p*, and sum_j dp*_j = 0 along the constraint, so the p-terms cancel; Chapelle et al.
 2002, Lemma 2)::
 

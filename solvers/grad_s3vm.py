@@ -13,8 +13,8 @@ by Chapelle & Zien (2005) (the centered kernel is singular, so a small jitter is
 stays sparse).
 
 Annealing (Sec. 4.2): C* takes the values ``2^(i-10) C*``, i = 1..10, each stage minimized by
-L-BFGS (``scipy.optimize.minimize(method="L-BFGS-B")``; the paper allows nonlinear CG or
-L-BFGS) and warm-started from the previous stage; the first starts from w = 0.
+L-BFGS (``scipy.optimize.minimize(method="L-BFGS-B")``; the paper says only "gradient descent")
+and warm-started from the previous stage; the first starts from w = 0.
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ with the quadratic hinge ``l_L = max(0, 1 - t)^2`` and either the flat piecewise
 of Fig. 7 (``loss="flat"``, :func:`solvers._losses.flat_unlabeled_loss`) or the plain
 ``max(0, 1 - |t|)^2`` (``loss="quadratic"``, Fig. 2). Each annealing stage is minimized by
 :func:`solvers._primal.lm_newton` (Alg. 6, step by eq. 18 at ``O(n_sv^3 + n^2)``), warm-started
-from the previous stage; C* is annealed "as for nabla-S3VM" (Sec. 4.2): ``2^(i-10) C*``,
-i = 1..10. The first stage starts from beta = 0 (Alg. 6), where every unlabeled output equals b.
+from the previous stage; C* is annealed on nabla-S3VM's schedule (Sec. 4.2: ``2^(i-10) C*``,
+i = 1..10), which Table 12's caption says Newton shares. The first stage starts from beta = 0
+(Alg. 6), where every unlabeled output equals b.
 """
 
 from __future__ import annotations
