@@ -1,34 +1,9 @@
 """ICML 2013 Table 2 (SVM, S3VM-light, CCCP, S3VM-path; unlabeled and test error), Figure 5
 (objective J(f, y^) at C* = C of the three S3VM solvers) and the path-vs-S3VM-light timing.
 
-Protocol (ICML 2013 Sec. 6), with the choices the paper leaves open written here:
-
-* splits: ``data_registry.icml2013_splits`` -- half of the points train, |L| = min(30, 10% of
-  the training half), the rest of the half unlabeled; a validation set of |L| points from the
-  other half, the rest of that half is the test set; 10 splits;
-* features scaled to [-1, 1] per feature over the whole data set (as LIBSVM's svm-scale);
-  constant features are dropped;
-* multi-class sets made binary: classes with code >= ceil(K/2) (the upper half of the class
-  list) against the rest -- DNA {3} vs {1, 2}, vehicle {bus, van} vs {opel, saab}, segment
-  {5, 6, 7} vs {1..4}, uspst digits 5-9 vs 0-4 (the paper does not say how it did this);
-* Gaussian kernel ``exp(-gamma ||x - z||^2)`` (the paper prints ``||x - z||`` without the square;
-  its gamma grid 1/(4d)..4/d is LIBSVM's squared-distance convention), sigma = 1/sqrt(2 gamma);
-* model selection by validation error over C in {1, 10, 100, 1000} x gamma in {1/(4d), 1/(2d),
-  1/d, 2/d, 4/d} and C*: CCCP C* in {C/8, C/4, C/2, C}; S3VM-light C* among its 10 annealing
-  steps {2^-9 C, ..., C}; S3VM-path the C* in [0, C] that exactly minimizes the validation error.
-  Ties: the first (C, gamma) in grid order; within one (C, gamma), the largest C*;
-* solvers: SVM = scikit-learn ``SVC`` (hinge loss, free bias) on the labeled points;
-  S3VM-light = ``s3vm_light`` with ``loss="l1"`` (JMLR 2008 Alg. 1 with the hinge, Joachims'
-  TSVM as the paper ran it in SVMlight; balance = fraction of positive labeled points) with
-  ``anneal_start = 2^-9, anneal_factor = 2``; the same with the squared hinge (``loss="l2"``,
-  the JMLR 2008 S3VM-light) is reported beside it as "S3VM-light l2", with no paper value;
-  CCCP = ``cccp`` with ``anneal=False`` and ``r_tilde = r``, the labeled fraction (Collobert et
-  al. 2006 as JMLR 2008 Alg. 4: squared hinge; the mean output fixed, b = 2r - 1 as Sec. 2 says
-  S3VMs do, one solve, no search; extra method ``cccp_b``); S3VM-path = ``s3vm_path`` (hinge
-  loss, b = 2r - 1). The paper's CCCP is a hinge-loss implementation; ours is the JMLR 2008 one.
-  ``cccp`` with its dichotomic search on r~, which moves the bias until exactly round(u r)
-  unlabeled outputs are positive (a count constraint the paper's CCCP does not have), is stored
-  with every split and shown beside it as "CCCP searched", with no paper value;
+Protocol (ICML 2013 Sec. 6), with the choices the paper leaves open: :data:`PROTOCOL_CHOICES`
+(splits, feature scaling, binary groupings, kernel, model-selection grid and ties, solvers), which
+the report prints under "Protocol and choices".
 
 Figure 5: gamma = 1/d, C = C* in {1, 10, 100, 1000}: the labels y^ each solver ends with at C*
 = C are scored by J(f*_y^, y^) of eq. (1) (the conditionally optimal solution for those labels
@@ -78,6 +53,37 @@ METHOD_LABELS = {"svm": "SVM", "light_l1": "S3VM-light", "light": "S3VM-light l2
                  "cccp": "CCCP searched",
                  "path": "S3VM-path"}
 KEY = "icml2013-table2"
+
+#: ICML 2013 Sec. 6's protocol with the choices the paper leaves open, one sentence each; the spec's
+#: notes (:mod:`harness.specs`), printed under "Protocol and choices" in the report.
+PROTOCOL_CHOICES = (
+    "Splits (data_registry.icml2013_splits): half of the points train, |L| = min(30, 10% of the training "
+    "half), the rest of that half unlabeled; a validation set of |L| points from the other half, the rest of "
+    "that half is the test set; 10 splits.",
+    "Features scaled to [-1, 1] per feature over the whole data set (as LIBSVM's svm-scale); constant features "
+    "are dropped.",
+    "Multi-class sets made binary: classes with code >= ceil(K/2) (the upper half of the class list) against "
+    "the rest -- DNA {3} vs {1, 2}, vehicle {bus, van} vs {opel, saab}, segment {5, 6, 7} vs {1..4}, uspst "
+    "digits 5-9 vs 0-4 (the paper does not say how it did this).",
+    "Gaussian kernel exp(-gamma ||x - z||^2) (the paper prints ||x - z|| without the square; its gamma grid "
+    "1/(4d)..4/d is LIBSVM's squared-distance convention), sigma = 1/sqrt(2 gamma).",
+    "Model selection by validation error over C in {1, 10, 100, 1000} x gamma in {1/(4d), 1/(2d), 1/d, 2/d, "
+    "4/d} and C*: CCCP C* in {C/8, C/4, C/2, C}; S3VM-light C* among its 10 annealing steps {2^-9 C, ..., C}; "
+    "S3VM-path the C* in [0, C] that exactly minimizes the validation error. Ties: the first (C, gamma) in "
+    "grid order; within one (C, gamma), the largest C*.",
+    "SVM = scikit-learn SVC (hinge loss, free bias) on the labeled points.",
+    "S3VM-light = s3vm_light with loss='l1' (JMLR 2008 Alg. 1 with the hinge, standing in for Joachims' TSVM "
+    "in SVMlight, which the paper ran; balance = the fraction of positive labeled points), anneal_start = "
+    "2^-9, anneal_factor = 2. The same with the squared hinge (loss='l2', the JMLR 2008 S3VM-light) is shown "
+    "beside it as 'S3VM-light l2', with no paper value.",
+    "CCCP = cccp with anneal=False and r_tilde = r, the labeled fraction (Collobert et al. 2006 as JMLR 2008 "
+    "Alg. 4, squared hinge; the mean output fixed, b = 2r - 1 as Sec. 2 says S3VMs do; one solve, no search; "
+    "column cccp_b). The paper's CCCP is a hinge-loss implementation; ours is the JMLR 2008 one. cccp with "
+    "its dichotomic search on r~, which moves the bias until exactly round(u r) unlabeled outputs are "
+    "positive (a count constraint the paper's CCCP does not have), is shown beside it as 'CCCP searched', "
+    "with no paper value.",
+    "S3VM-path = s3vm_path (hinge loss, b = 2r - 1).",
+)
 TITLE = "SVM, S3VM-light, CCCP and S3VM-path: unlabeled and test error (%) with model selection"
 
 #: Paper ID -> (catalog name, paper's name and size, note on the stand-in).

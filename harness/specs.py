@@ -20,6 +20,7 @@ from s3vm_bench import did_you_mean
 
 from .icml2013 import DATASETS as ICML2013_DATASETS
 from .icml2013 import KEY as ICML2013_KEY
+from .icml2013 import PROTOCOL_CHOICES as ICML2013_CHOICES
 from .icml2013 import TITLE as ICML2013_TITLE
 from .paper_settings import (ICML2006_LAMBDAS, ICML2006_LU, ICML2006_SIGMA0, ICML2006_SIGMA_FACTORS, LAPSVM_GRAPH,
                              SIGIR2006_LAMBDA, SIGIR2006_LAMBDA_PRIME, SIGIR2006_TABLE9_LU, icml2006_costs)
@@ -441,13 +442,13 @@ _SPECS = [
     # ------------------------------------------------------------------------ ICML 2013
     # One cell per (data set, split) runs every column (harness.icml2013.run_cell): the model
     # selection of each method over the paper's grid, and the path timed beside S3VM-light in the
-    # same process. Rows are the paper's IDs; the protocol's choices are harness.icml2013's docstring.
+    # same process. Rows are the paper's IDs; the notes are the protocol's choices (harness.icml2013).
     TableSpec(ICML2013_KEY, ICML2013_TITLE, tuple((pid, v[0]) for pid, v in ICML2013_DATASETS.items()),
               (Config("S3VM-path and baselines", "s3vm_path"),),
               metrics=(("unlabeled", "unlabeled_error"), ("test", "test_error")),
               protocol="icml2013-table2", n_splits=10, quick_splits=2,
               report="harness.icml2013_report:write_table",
-              notes=("ICML 2013 Sec. 6, protocol and choices: harness/icml2013.py's docstring.",)),
+              notes=ICML2013_CHOICES),
 ]
 
 SPECS: dict[str, TableSpec] = {s.key: s for s in _SPECS}

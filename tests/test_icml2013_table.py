@@ -143,6 +143,10 @@ def test_report_from_stored_rows_is_judged_against_the_targets(tmp_path, no_ship
     assert "**Verdict:** differs" in md and "| D5 | ionosphere | 3 |" in md and "median 2.00" in md
     assert "splits with results: D5 3." in md and " n=2 [" in md
     assert "| D5 | 10 | 10 | 40 | 50 | 3/3 | 20 | 30 |" in md  # Figure 5 means over the three splits
+    # the protocol's choices are in the report, as every other table's notes are
+    from s3vm_bench.harness.icml2013 import PROTOCOL_CHOICES
+    choices = md.split("## Protocol and choices\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert choices == [f"- {c}" for c in PROTOCOL_CHOICES] and "exp(-gamma ||x - z||^2)" in md
     csv = (tmp_path / f"{KEY}.csv").read_text().splitlines()
     assert csv[0] == "row,column,unit,paper,ours_mean,ours_std,n,n_failed,diff,verdict" and len(csv) == 1 + 120
     index = json.loads((tmp_path / "index.json").read_text())
