@@ -289,9 +289,10 @@ def sigir2006_curves(store: _Records) -> list:
     """SIGIR 2006 Figs. 4-13 and ICML 2006 Fig. 5: learning curves of SVM, TSVM and MFA on text.
 
     Protocol (SIGIR 2006 Sec. 4): for each data set of :data:`SIGIR_SETS`, number of labels of
-    :data:`SIGIR_LABELS` and split 0..9 (:func:`sigir2006_splits`: a class-stratified test set --
-    486 points for pcmac, a quarter of the points otherwise -- fixed per split index, and the
-    labeled points drawn stratified from the rest, the remaining training points unlabeled),
+    :data:`SIGIR_LABELS` and each of the first :data:`SIGIR_SPLITS` splits (:func:`sigir2006_splits`:
+    a class-stratified test set -- 486 points for pcmac, a quarter of the points otherwise --
+    fixed per split index, and the labeled points drawn stratified from the rest, the remaining
+    training points unlabeled),
     every method of :data:`SIGIR_METHODS` is trained with lambda = 0.001 and the data set's
     lambda' in the SIGIR parameterization (bias regularized) and r the true positive fraction of
     the unlabeled points, through the common protocol :func:`run_split` (linear kernel;

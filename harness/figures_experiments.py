@@ -282,8 +282,9 @@ _JMLR_FIG9_CMD = _make_data_cmd("jmlr2008-fig9")
            "from 2^-9 C* (nabla-S3VM, Newton), 1e-3 C* (CCCP) or 1e-5 C* (S3VM-light) up to C*; T from 10 C* down to "
            "a fixed 1e-3 C* (DA, nabla-DA; the end value is ours). Steps 1, 2, 3, 5, 10, 20; CCCP and Newton (minutes "
            "per run here) up to 10 only. cS3VM is not swept. DA returns its last iterate, as in Table 2 (not "
-           "the best on its path, ICML 2006's rule), and runs 100 alternations per temperature: its KL stop shares "
-           "its threshold with the entropy stop, which is off so that every run has its k temperatures.",
+           "the best on its path, ICML 2006's rule). With 2 steps or more it runs 100 alternations per temperature: "
+           "its KL stop shares its threshold with the entropy stop, which is off so that every run has its k "
+           "temperatures; with 1 step (the fixed end temperature) it stops on the KL test (epsilon = 1e-6).",
            size=(4.8, 3.3), source=f"reports/figures-data/jmlr2008-fig9.jsonl ({_JMLR_FIG9_CMD})", data=_JMLR_FIG9)
 def _jmlr_fig9(fig, data):
     rows = _read_jsonl(data, f"run `{_JMLR_FIG9_CMD}`", ("method", "steps", "unlabeled_error"))
