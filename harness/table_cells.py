@@ -65,11 +65,11 @@ def _resolve_settings(spec: TableSpec, dataset: str, config: Config, grid: dict)
 
 
 def _skip_reason(spec: TableSpec, dataset: str, config: Config) -> str | None:
-    from s3vm_bench.solvers import REGISTRY
+    from s3vm_bench.solvers import REGISTRY, available_solvers
 
     if dataset in spec.unavailable:
         return spec.unavailable[dataset]
-    if config.solver not in REGISTRY and ":" not in config.solver:
+    if ":" not in config.solver and config.solver not in REGISTRY and config.solver not in available_solvers():
         return f"solver {config.solver!r} not registered"
     if spec.protocol == "reference":
         return None

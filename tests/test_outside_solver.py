@@ -134,6 +134,25 @@ def test_reproduce_adds_an_outside_solver_as_an_extra_column(solver_file, work_f
     assert len({p.name for p in cache.rglob("*.json")} - before) == 1
 
 
+def test_reproduce_adds_an_entry_point_solver_as_an_extra_column(solver_file, monkeypatch, work_folder,
+                                                                  no_shipped_table):
+    """A solver an installed package registers by entry point joins a table as a file-named one does."""
+    import s3vm_bench.solvers as registry
+
+    monkeypatch.syspath_prepend(str(solver_file.parent))  # what installing the package would do
+    ep = importlib.metadata.EntryPoint(name="their_s3vm", value="my_solver:SelfTraining", group="s3vm_bench.solvers")
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"their_s3vm": ep})
+    args = ["reproduce", "nips2006-table1", "--quick", "--splits", "1", "--solvers", "their_s3vm", "--param",
+            "rounds=1", "--jobs", "1", "--no-progress"]
+    assert main(args) == 0
+    report = (work_folder / "reports" / "nips2006-table1.md").read_text()
+    assert "not registered" not in report and "extra column, not in the paper: solver `their_s3vm`" in report
+    head = next(line for line in report.splitlines() if line.startswith("| |"))
+    assert head.endswith("| SelfTraining |")
+    rows = pd.read_csv(work_folder / "reports" / "runs" / "nips2006-table1" / "two_moons.csv")
+    assert rows.loc[rows["solver"] == "their_s3vm", "status"].tolist() == ["done"]
+
+
 def test_reproduce_refuses_bad_extra_solvers_before_running_anything(solver_file, work_folder, capsys):
     base = ["reproduce", "nips2006-table1", "--quick", "--no-progress"]
     assert main(base + ["--solvers", f"{solver_file.parent}/none.py:X"]) == 2
