@@ -99,10 +99,15 @@ def _add_data_parser(sub) -> None:
     i.set_defaults(func=commands.data_info_command)
 
 
+#: How a solver is named on the command line (solvers.get_solver).
+SOLVER_NAME_HELP = ("a registered name (e.g. newton), the name of an installed package's entry point (group "
+                    "s3vm_bench.solvers), package.module:Class or path/to/file.py:Class")
+
+
 def _add_run_parser(sub) -> None:
     """Add ``run``: one solver on every split of one data set under the common protocol (JMLR 2008 Sec. 5.2)."""
     r = sub.add_parser("run", help="one solver on every split of one data set (common protocol)")
-    r.add_argument("--solver", required=True, help="registry name or package.module:Class")
+    r.add_argument("--solver", required=True, help=SOLVER_NAME_HELP)
     r.add_argument("--dataset", required=True)
     r.add_argument("--splits", type=positive_int, default=10, help="number of splits (default 10)")
     r.add_argument("--protocol", default="jmlr2008", help="split protocol (default jmlr2008)")
@@ -172,7 +177,7 @@ def _add_optima_parser(sub) -> None:
 def _add_compare_parser(sub) -> None:
     """Add ``compare``: a solver against the stored optima or certified lower bounds."""
     c = sub.add_parser("compare", help="a solver against the stored branch-and-bound optima")
-    c.add_argument("solver", help="registry name or package.module:Class")
+    c.add_argument("solver", help=SOLVER_NAME_HELP)
     c.add_argument("--datasets", nargs="+", default=["two_moons", "coil3"], metavar="SET",
                    help="reference sets (default: two_moons coil3), or g50c/text/uspst: against their stored "
                    "certified lower bounds (objective, bound, certified gap)")
