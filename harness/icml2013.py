@@ -44,8 +44,8 @@ from pathlib import Path
 import numpy as np
 
 #: Declared result version of ICML 2013 Table 2's cells (:func:`harness.grid.cell_key`): bumped by
-#: whoever changes what :func:`run_cell` returns for the same split (the protocol's choices above,
-#: the grid, the selection rule), not by a refactor.
+#: whoever changes what :func:`run_cell` returns for the same split (the protocol's choices,
+#: :data:`PROTOCOL_CHOICES`, the grid, the selection rule), not by a refactor.
 RESULT_VERSION = 1
 
 #: Column labels of the methods in reports/targets/icml2013-table2.csv (the paper's values).
