@@ -28,9 +28,9 @@ from sklearn.model_selection import StratifiedKFold
 
 from s3vm_bench.data_registry import Dataset, Split, derive_seed
 from s3vm_bench.solvers.batch import run_together
-from s3vm_bench.solvers.numerics import (check_positive, check_r, dichotomic_search, estimate_r, exact_r,
-                                         gaussian_kernel, kernel_newton, l2svm_mfn, linear_kernel, n_positive,
-                                         threshold_shift, threshold_to_count)
+from s3vm_bench.solvers.numerics import (SEARCH_MAX_ITER, SEARCH_XTOL, check_positive, check_r, dichotomic_search,
+                                         estimate_r, exact_r, gaussian_kernel, kernel_newton, l2svm_mfn, linear_kernel,
+                                         n_positive, threshold_shift, threshold_to_count)
 
 __all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
            "run_split", "fit_binary_problems", "break_ties"]
@@ -94,8 +94,9 @@ class BinaryResult:
     unlabeled_outputs: np.ndarray = field(repr=False)
     test_outputs: np.ndarray | None = field(repr=False, default=None)
     dichotomic_iter: int = 0
-    #: For solvers that run the dichotomic search themselves: whether some r~ met constraint (3)
-    #: exactly (``search_exact``) and the bias shift applied otherwise (``threshold_shift``).
+    #: For the solvers with a dichotomic search (their own, or the harness's for a ``"mean_output"``
+    #: solver): whether some r~ met constraint (3) exactly (``search_exact``) and the bias shift
+    #: applied otherwise (``threshold_shift``).
     search: dict = field(default_factory=dict)
 
 
@@ -194,14 +195,20 @@ def _outputs(est, X) -> np.ndarray:
 
 
 def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_test, r, r_fit=None):
-    """Fit one binary problem; returns (estimator, outputs on unlabeled, on test, seconds, dichotomic iters).
+    """Fit one binary problem.
 
     ``r`` sets the protocol's balance target round(u r) over the unlabeled block; ``r_fit``, if
     given, is the ``r`` handed to the solver instead (see :func:`_reveal`).
+
+    Returns
+    -------
+    (estimator, outputs on the unlabeled points, outputs on the test points or None, seconds,
+    dichotomic iterations, search notes (:attr:`BinaryResult.search`))
     """
     u = X_tr.shape[0] - n_lab
     target = n_positive(u, r)
     base = _estimator_for(solver_cls, settings, params)
+    shift, search = 0.0, None
     names = base.get_params(deep=False)
     X_unl = X_tr[n_lab:]
     t0 = time.perf_counter()
@@ -220,8 +227,13 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
             est.fit(X_tr, y_tr01)
             return _outputs(est, X_unl), est
 
-        res = dichotomic_search(solve, target, r0=r)
+        # The search the solvers that run it themselves run (solvers._mean_output): the same
+        # settings, and when the count jumps over round(u r) between two r~ closer than
+        # SEARCH_XTOL, the closest solution's threshold is shifted, on the test outputs too.
+        res = dichotomic_search(solve, target, r0=r, max_iter=SEARCH_MAX_ITER, xtol=SEARCH_XTOL)
         est, unl_out, d_iter = res.payload, res.outputs, res.n_iter
+        shift = 0.0 if res.exact else threshold_shift(unl_out, target)
+        search = {"search_exact": bool(res.exact), "threshold_shift": float(shift)}
     else:
         est = base
         if "r" in names:
@@ -237,14 +249,16 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
     if getattr(base, "balance", None) == "threshold":
         # Combinatorial solvers balance their internal labels; the protocol's predictions use the
         # outputs, so the same bias shift makes exactly round(u r) of them positive (DESIGN.md
-        # pitfall 1) and is applied to the test outputs too.
+        # pitfall 1).
         shift = threshold_shift(unl_out, target)
+    if shift or getattr(base, "balance", None) == "threshold":
+        # The shift moves the test outputs too: one threshold for every prediction.
         unl_out = np.asarray(unl_out, dtype=float) - shift
         test_out = None if test_out is None else np.asarray(test_out, dtype=float) - shift
     unl_out = np.asarray(unl_out, dtype=float)
     if getattr(base, "balance", None) in ("threshold", "mean_output"):
         unl_out = break_ties(unl_out, target, type(base).__name__)
-    return est, unl_out, test_out, seconds, d_iter
+    return est, unl_out, test_out, seconds, d_iter, (_search_notes(est) if search is None else search)
 
 
 def break_ties(outputs, k: int, solver: str = "the solver") -> np.ndarray:
@@ -428,11 +442,11 @@ def fit_binary_problems(solver_cls, params: dict, ds: Dataset, split: Split, set
         fitted = [job[3]() for job in jobs]
     fit_seconds = time.perf_counter() - t0
     binaries = []
-    for (k, y_pm, r, _), (est, unl_out, test_out, secs, d_iter) in zip(jobs, fitted):
+    for (k, y_pm, r, _), (est, unl_out, test_out, secs, d_iter, search) in zip(jobs, fitted):
         obj = protocol_objective(X_tr[:n_lab], y_pm[:n_lab], X_tr[n_lab:], unl_out, settings, gram)
         binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
                                      int(np.sum(getattr(est, "n_iter_", 0))), ";".join(getattr(est, "stop_reason_", []) or []),
-                                     unl_out, test_out, d_iter, _search_notes(est)))
+                                     unl_out, test_out, d_iter, search))
     return binaries, fit_seconds
 
 

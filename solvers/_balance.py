@@ -24,7 +24,8 @@ from scipy.special import expit
 from ._validation import _is_int, _is_real
 
 __all__ = ["exact_r", "estimate_r", "n_positive", "check_r", "threshold_to_count", "threshold_shift",
-           "dichotomic_search", "DichotomicResult", "balance_root", "BalanceRoot", "balance_probabilities"]
+           "dichotomic_search", "DichotomicResult", "SEARCH_MAX_ITER", "SEARCH_XTOL", "balance_root", "BalanceRoot",
+           "balance_probabilities"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
@@ -144,6 +145,13 @@ def threshold_shift(outputs, k: int) -> float:
     if 0.0 < lower:
         return float(lower + min(1e-9 * max(1.0, abs(lower)), 0.5 * gap))
     return float(upper - min(1e-9 * max(1.0, abs(upper)), 0.5 * gap))
+
+
+#: The protocol's dichotomic search on r~ (JMLR 2008 Sec. 4), the same whether a solver runs it
+#: itself or the harness runs it for the solver: solves at most, and the bracket width in r~ at which
+#: it stops without an exact count (the caller then shifts the threshold, :func:`threshold_shift`).
+SEARCH_MAX_ITER = 30
+SEARCH_XTOL = 1e-4
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from ._balance import check_r, dichotomic_search, estimate_r, n_positive, threshold_shift
+from ._balance import SEARCH_MAX_ITER, SEARCH_XTOL, check_r, dichotomic_search, estimate_r, n_positive, threshold_shift
 from ._base import BaseS3VM, BinaryFit, array_digest, shared_work
 from ._kernels import KernelCentering, linear_kernel
 from ._losses import squared_hinge_loss, symmetric_squared_hinge_loss
@@ -52,10 +52,6 @@ C_STAR_ANNEALING_CONSTRAINTS = {
     "anneal_steps": [Interval(Integral, 1, None, closed="left")],
     "anneal_start": [Interval(Real, 0, 1, closed="right")],
 }
-
-#: Solves of one dichotomic search at most, and the bracket width in r~ where it gives up.
-_SEARCH_MAX_ITER = 30
-_SEARCH_XTOL = 1e-4
 
 __all__ = ["MeanOutputS3VM", "CenteredProblem", "Solution", "c_star_schedule", "labeled_loss_terms",
            "s3vm_objective_p2"]
@@ -313,12 +309,12 @@ class MeanOutputS3VM(BaseS3VM):
 
         shift = 0.0
         if self.r_tilde is None:
-            res = dichotomic_search(solve, target, r0=r, max_iter=_SEARCH_MAX_ITER, xtol=_SEARCH_XTOL,
+            res = dichotomic_search(solve, target, r0=r, max_iter=SEARCH_MAX_ITER, xtol=SEARCH_XTOL,
                                     stall_halvings=getattr(self, "search_stall_halvings", None))
             (sol, coef, intercept), r_tilde, d_iter, exact = res.payload, res.r_tilde, res.n_iter, res.exact
             search_stop = res.stop
             if not exact:
-                # The count jumped over the target between two r~ closer than _SEARCH_XTOL (the
+                # The count jumped over the target between two r~ closer than SEARCH_XTOL (the
                 # solution path bifurcates): constraint (3) is then met by moving the threshold
                 # of the closest solution -- the smallest change that meets it -- and recorded.
                 shift = threshold_shift(res.outputs, target)

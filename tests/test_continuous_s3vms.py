@@ -19,7 +19,8 @@ from s3vm_bench.solvers.grad_s3vm import GradS3VM, smooth_objective
 from s3vm_bench.solvers.losses import (cccp_convex_loss, exp_unlabeled_loss, flat_unlabeled_loss,
                                       smoothed_exp_unlabeled_loss, squared_hinge_loss, symmetric_squared_hinge_loss)
 from s3vm_bench.solvers.newton import NewtonS3VM
-from s3vm_bench.solvers.numerics import center_kernel, dichotomic_search, gaussian_kernel, n_positive
+from s3vm_bench.solvers.numerics import (SEARCH_MAX_ITER, SEARCH_XTOL, center_kernel, dichotomic_search, gaussian_kernel,
+                                         n_positive)
 from s3vm_bench.solvers.svm import SVM
 from tests._toy import small_clusters as _small
 
@@ -434,12 +435,22 @@ def test_internal_search_is_the_harness_search(name):
         est = cls(sigma=1.5, C=3.0, r=r, r_tilde=rt).fit(X, y_semi)
         return est.decision_function(X[unl]), est
 
-    ext = dichotomic_search(solve, target, r0=r, max_iter=30, xtol=1e-4)
+    ext = dichotomic_search(solve, target, r0=r, max_iter=SEARCH_MAX_ITER, xtol=SEARCH_XTOL)
     info = internal.binary_fits_[0].info
     assert info["r_tilde"] == ext.r_tilde and info["dichotomic_iter"] == ext.n_iter
     if ext.exact:
         np.testing.assert_allclose(internal.decision_function(X), ext.payload.decision_function(X), atol=1e-10)
     assert np.sum(internal.decision_function(X[unl]) > 0) == target
+    # The protocol's two paths, the solver's search and the harness's for a solver without one, end
+    # at the same outputs on every point and record the same search.
+    searched_by_harness = type("HarnessSearched", (cls,), {"_internal_search": False})
+    st = ProtocolSettings(sigma=1.5, C=3.0)
+    own = _fit_binary_problem(cls, {}, st, X, y_semi, 6, X, r)
+    harness = _fit_binary_problem(searched_by_harness, {}, st, X, y_semi, 6, X, r)
+    assert own[4] == harness[4] and own[5]["search_exact"] == harness[5]["search_exact"]
+    assert own[5]["threshold_shift"] == pytest.approx(harness[5]["threshold_shift"], abs=1e-10)
+    for a, b in zip(own[1:3], harness[1:3]):
+        np.testing.assert_allclose(a, b, atol=1e-10)
 
 
 @pytest.mark.parametrize("name", list(SOLVERS))
@@ -563,8 +574,9 @@ def test_harness_reports_dichotomic_iterations():
     idx = np.r_[split.labeled, split.unlabeled]
     y01 = ds.y[idx].copy()
     y01[split.labeled.size:] = -1
-    est, unl_out, _, secs, d_iter = _fit_binary_problem(NewtonS3VM, {}, st, ds.X[idx], y01, split.labeled.size,
-                                                        None, 0.5)
+    est, unl_out, _, secs, d_iter, search = _fit_binary_problem(NewtonS3VM, {}, st, ds.X[idx], y01,
+                                                                split.labeled.size, None, 0.5)
+    assert search["search_exact"] == est.binary_fits_[0].info["search_exact"]
     assert d_iter == est.binary_fits_[0].info["dichotomic_iter"] >= 1 and secs > 0
     assert np.sum(unl_out > 0) == n_positive(split.unlabeled.size, 0.5)
 

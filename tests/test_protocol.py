@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.optimize as so
@@ -151,6 +153,55 @@ def test_harness_dichotomic_search_makes_balance_exact():
     # ... and the mean-output constraint really is what is searched on
     est = CenteredFixedBiasSVM(sigma=2.0, C=5.0, r_tilde=0.3).fit(X, np.r_[y[:4], -np.ones(56, int)])
     assert est.decision_function(X[4:]).mean() == pytest.approx(2 * 0.3 - 1, abs=1e-8)
+
+
+class JumpingMeanOutput:
+    """An outside mean-output solver whose positive count jumps over any target at r~ = 0.5:
+    f(x) = x_0 + (2 r~ - 1) + 0.3 sign(r~ - 0.5)."""
+
+    balance = "mean_output"
+
+    def __init__(self, kernel="rbf", sigma=1.0, C=1.0, C_star=None, r=None, r_tilde=0.5):
+        self.kernel, self.sigma, self.C, self.C_star, self.r, self.r_tilde = kernel, sigma, C, C_star, r, r_tilde
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in ("kernel", "sigma", "C", "C_star", "r", "r_tilde")}
+
+    def set_params(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+        return self
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        self.b_ = (2 * self.r_tilde - 1) + (0.3 if self.r_tilde > 0.5 else -0.3)
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X)[:, 0] + self.b_
+
+
+def test_harness_search_that_misses_the_count_shifts_the_threshold_of_every_output():
+    """When the count jumps over round(u r), the harness's search shifts the closest solution's
+    threshold -- on the test outputs too -- as the solvers that search themselves do; before,
+    only the unlabeled outputs were moved (as ties) and the test outputs kept the missed threshold."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.uniform(-1, 1, 400), rng.normal(size=400)]
+    y = (X[:, 0] > 0).astype(int)
+    lab = np.r_[np.flatnonzero(y == 0)[:2], np.flatnonzero(y == 1)[:2]]
+    rest = np.setdiff1d(np.arange(400), lab)
+    split = Split("t", 0, None, lab, rest[:200], np.empty(0, int), rest[200:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is assigned by position: the shift alone meets the count
+        res = run_split(JumpingMeanOutput, {}, Dataset("jump", X, y, ("0", "1")), split,
+                        ProtocolSettings(sigma=1.0, C=1.0))
+    b = res.binary[0]
+    assert b.n_pos == b.n_pos_target and not b.search["search_exact"] and b.search["threshold_shift"] != 0
+    # one threshold for every output: the unlabeled and test outputs are the fitted model's, moved alike
+    fitted = b.unlabeled_outputs - X[rest[:200], 0]
+    np.testing.assert_allclose(fitted, fitted[0], atol=1e-12)
+    np.testing.assert_allclose(b.test_outputs - X[rest[200:], 0], fitted[0], atol=1e-12)
+    assert res.test_error < 0.02  # the outputs are x_0 shifted to the balance: almost every sign right
 
 
 # -------------------------------------------------------------------------- one-vs-rest
