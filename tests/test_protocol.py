@@ -329,6 +329,36 @@ def test_harness_thresholds_combinatorial_outputs():
     assert b.n_pos == b.n_pos_target and res.balance_exact
 
 
+class _OffsetOutputs(JumpingMeanOutput):
+    """A threshold-balanced solver whose outputs x_0 + 0.4 have too many positives."""
+
+    balance = "threshold"
+
+    def fit(self, X, y):
+        self.classes_, self.b_ = np.array([0, 1]), 0.4
+        return self
+
+
+def test_threshold_shift_moves_unlabeled_and_test_outputs_alike():
+    """DESIGN.md pitfall 1: the count is met by one shift of the threshold, applied to the test
+    outputs too, not by assigning unlabeled outputs by position."""
+    rng = np.random.default_rng(1)
+    X = np.c_[rng.uniform(-1, 1, 300), rng.normal(size=300)]
+    y = (X[:, 0] > 0).astype(int)
+    lab = np.r_[np.flatnonzero(y == 0)[:2], np.flatnonzero(y == 1)[:2]]
+    rest = np.setdiff1d(np.arange(300), lab)
+    split = Split("t", 0, None, lab, rest[:150], np.empty(0, int), rest[150:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no output is assigned by position
+        res = run_split(_OffsetOutputs, {}, Dataset("offset", X, y, ("0", "1")), split,
+                        ProtocolSettings(sigma=1.0, C=1.0))
+    b = res.binary[0]
+    shift = 0.4 - (b.unlabeled_outputs - X[rest[:150], 0])
+    assert b.n_pos == b.n_pos_target and shift[0] > 0.3
+    np.testing.assert_allclose(shift, shift[0], atol=1e-12)
+    np.testing.assert_allclose(0.4 - (b.test_outputs - X[rest[150:], 0]), shift[0], atol=1e-12)
+
+
 def test_threshold_shift_is_zero_when_sign_already_balanced():
     from s3vm_bench.solvers.numerics import threshold_shift
 
