@@ -201,3 +201,21 @@ def test_every_registered_estimator_cites_its_papers_in_a_numpydoc_references_se
     # each reference names a year and where it appeared
     refs = doc.split("\nReferences\n----------\n", 1)[1]
     assert all(any(str(y) in r for y in range(1999, 2014)) for r in refs.split(".. [")[1:]), name
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_semi_supervised_fit_leaves_the_parameters_and_a_second_fit_repeats_it(name):
+    """DESIGN.md pitfall 2: ``fit`` on unlabeled data (the semi-supervised path, which ``check_estimator``'s
+    fully labeled targets do not reach) changes no constructor parameter, so a second ``fit`` gives
+    the same model."""
+    from sklearn.base import clone
+
+    from tests._toy import small_clusters
+
+    X, _, y_semi = small_clusters(seed=3, n=24)
+    linear = {"kernel": "linear"} if name in ("tsvm_linear", "mfa") else {}
+    est = get_solver(name)(**_PARAMS.get(name, {}), **linear)
+    before = clone(est).get_params(deep=False)
+    first = est.fit(X, y_semi).decision_function(X)
+    assert est.get_params(deep=False) == before
+    np.testing.assert_allclose(est.fit(X, y_semi).decision_function(X), first, atol=1e-9)
