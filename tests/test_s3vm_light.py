@@ -418,3 +418,22 @@ def test_a_switch_back_to_a_visited_labeling_ends_the_step(monkeypatch):
     assert info["n_revisits"] == steps and m.stop_reason_ == ["revisit"]
     assert info["n_swaps"] == steps * int(np.sum(y == -1)) // 2
     assert int(np.sum(info["y_unlabeled"] > 0)) == n_positive(int(np.sum(y == -1)), 0.5)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_retrains_start_from_the_previous_solution(kernel):
+    """DESIGN.md pitfall 5: the squared-hinge retrains after a label switch are warm-started, so a
+    retrain of the problem just solved takes at most one step, where a cold start takes several."""
+    from s3vm_bench.solvers._s3vm_light_trainers import _KernelTrainer, _LinearTrainer
+    from tests._toy import small_clusters
+
+    X, y, _ = small_clusters(seed=0, n=40)
+    y_pm, cost = np.where(y == 1, 1.0, -1.0), np.linspace(0.5, 2.0, 40)
+    if kernel == "rbf":
+        trainer = _KernelTrainer(gaussian_kernel(X, sigma=1.0), tol=1e-10, max_iter=100)
+    else:
+        trainer = _LinearTrainer(X, np.ones(40, bool), tol=1e-10, max_iter=100)
+    cold = trainer.supervised(y_pm, cost)  # every point labeled: the whole problem, from zero
+    warm = trainer.retrain(y_pm, cost, cold)
+    assert cold.n_iter >= 2 and warm.n_iter <= 1
+    np.testing.assert_allclose(warm.coef, cold.coef, atol=1e-8)
