@@ -63,7 +63,7 @@ def icml2006_costs(lam: float, l: int, u: int, lambda_prime: float = 1.0, kappa:
 #: SIGIR 2006 Sec. 4: lambda = 0.001 everywhere, lambda' = 1 except auto-vs-aviation and ccat (10).
 #: Per data set we hold: pcmac (our ``text``) and the two 20 Newsgroups pairs that stand in for the
 #: sets we do not hold -- rec.autos vs rec.motorcycles for auto-vs-aviation (UseNet vehicles, its
-#: lambda' = 10) and sci.electronics vs sci.space for ccat / gcat (the default lambda' = 1). The
+#: lambda' = 10) and sci.electronics vs sci.space for ccat / gcat (gcat's lambda' = 1; ccat's is 10). The
 #: learning curves (harness.figure_data) and Table 9 read the same values.
 SIGIR2006_LAMBDA = 0.001
 SIGIR2006_LAMBDA_PRIME = {"text": 1.0, "news-autos-motorcycles": 10.0, "news-electronics-space": 1.0}
