@@ -181,26 +181,34 @@ class JumpingMeanOutput:
         return np.asarray(X)[:, 0] + self.b_
 
 
+def _run_on_a_line(solver_cls, seed, n):
+    """``run_split`` of ``solver_cls`` on points whose class is the sign of x_0 (2 labeled per class, half
+    of the rest unlabeled, half test), with every warning an error: no output may be assigned by
+    position. Returns the result and x_0 of the unlabeled and of the test points."""
+    rng = np.random.default_rng(seed)
+    X = np.c_[rng.uniform(-1, 1, n), rng.normal(size=n)]
+    y = (X[:, 0] > 0).astype(int)
+    lab = np.r_[np.flatnonzero(y == 0)[:2], np.flatnonzero(y == 1)[:2]]
+    rest = np.setdiff1d(np.arange(n), lab)
+    unl, test = rest[: rest.size // 2], rest[rest.size // 2:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = run_split(solver_cls, {}, Dataset("line", X, y, ("0", "1")),
+                        Split("t", 0, None, lab, unl, np.empty(0, int), test), ProtocolSettings(sigma=1.0, C=1.0))
+    return res, X[unl, 0], X[test, 0]
+
+
 def test_harness_search_that_misses_the_count_shifts_the_threshold_of_every_output():
     """When the count jumps over round(u r), the harness's search shifts the closest solution's
     threshold -- on the test outputs too -- as the solvers that search themselves do; before,
     only the unlabeled outputs were moved (as ties) and the test outputs kept the missed threshold."""
-    rng = np.random.default_rng(0)
-    X = np.c_[rng.uniform(-1, 1, 400), rng.normal(size=400)]
-    y = (X[:, 0] > 0).astype(int)
-    lab = np.r_[np.flatnonzero(y == 0)[:2], np.flatnonzero(y == 1)[:2]]
-    rest = np.setdiff1d(np.arange(400), lab)
-    split = Split("t", 0, None, lab, rest[:200], np.empty(0, int), rest[200:])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # nothing is assigned by position: the shift alone meets the count
-        res = run_split(JumpingMeanOutput, {}, Dataset("jump", X, y, ("0", "1")), split,
-                        ProtocolSettings(sigma=1.0, C=1.0))
+    res, x_unl, x_test = _run_on_a_line(JumpingMeanOutput, seed=0, n=400)
     b = res.binary[0]
     assert b.n_pos == b.n_pos_target and not b.search["search_exact"] and b.search["threshold_shift"] != 0
     # one threshold for every output: the unlabeled and test outputs are the fitted model's, moved alike
-    fitted = b.unlabeled_outputs - X[rest[:200], 0]
+    fitted = b.unlabeled_outputs - x_unl
     np.testing.assert_allclose(fitted, fitted[0], atol=1e-12)
-    np.testing.assert_allclose(b.test_outputs - X[rest[200:], 0], fitted[0], atol=1e-12)
+    np.testing.assert_allclose(b.test_outputs - x_test, fitted[0], atol=1e-12)
     assert res.test_error < 0.02  # the outputs are x_0 shifted to the balance: almost every sign right
 
 
@@ -342,21 +350,12 @@ class _OffsetOutputs(JumpingMeanOutput):
 def test_threshold_shift_moves_unlabeled_and_test_outputs_alike():
     """DESIGN.md pitfall 1: the count is met by one shift of the threshold, applied to the test
     outputs too, not by assigning unlabeled outputs by position."""
-    rng = np.random.default_rng(1)
-    X = np.c_[rng.uniform(-1, 1, 300), rng.normal(size=300)]
-    y = (X[:, 0] > 0).astype(int)
-    lab = np.r_[np.flatnonzero(y == 0)[:2], np.flatnonzero(y == 1)[:2]]
-    rest = np.setdiff1d(np.arange(300), lab)
-    split = Split("t", 0, None, lab, rest[:150], np.empty(0, int), rest[150:])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no output is assigned by position
-        res = run_split(_OffsetOutputs, {}, Dataset("offset", X, y, ("0", "1")), split,
-                        ProtocolSettings(sigma=1.0, C=1.0))
+    res, x_unl, x_test = _run_on_a_line(_OffsetOutputs, seed=1, n=300)
     b = res.binary[0]
-    shift = 0.4 - (b.unlabeled_outputs - X[rest[:150], 0])
+    shift = 0.4 - (b.unlabeled_outputs - x_unl)
     assert b.n_pos == b.n_pos_target and shift[0] > 0.3
     np.testing.assert_allclose(shift, shift[0], atol=1e-12)
-    np.testing.assert_allclose(0.4 - (b.test_outputs - X[rest[150:], 0]), shift[0], atol=1e-12)
+    np.testing.assert_allclose(0.4 - (b.test_outputs - x_test), shift[0], atol=1e-12)
 
 
 def test_threshold_shift_is_zero_when_sign_already_balanced():
