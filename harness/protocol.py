@@ -227,9 +227,9 @@ def _fit_binary_problem(solver_cls, params, settings, X_tr, y_tr01, n_lab, X_tes
             est.fit(X_tr, y_tr01)
             return _outputs(est, X_unl), est
 
-        # The search the solvers that run it themselves run (solvers._mean_output): the same
-        # settings, and when the count jumps over round(u r) between two r~ closer than
-        # SEARCH_XTOL, the closest solution's threshold is shifted, on the test outputs too.
+        # The search of the solvers that run it themselves (solvers._mean_output), with the same
+        # settings; when the count jumps over round(u r) between two r~ closer than SEARCH_XTOL,
+        # the closest solution's threshold is shifted, on the test outputs too.
         res = dichotomic_search(solve, target, r0=r, max_iter=SEARCH_MAX_ITER, xtol=SEARCH_XTOL)
         est, unl_out, d_iter = res.payload, res.outputs, res.n_iter
         shift = 0.0 if res.exact else threshold_shift(unl_out, target)
