@@ -876,6 +876,23 @@ def test_compare_a_global_solver_has_zero_gap():
         assert r.optimum_test_error == pytest.approx(r.test_error)
 
 
+def test_compare_marks_unbalanced_labelings_and_leaves_them_out_of_the_median_gap():
+    """The stored optimum is over balanced labelings (JMLR 2008 eq. 3): a solver without a balance rule
+    (the plain SVM) is compared on a different problem where its count misses round(u r)."""
+    lines = []
+    rows = compare("svm", ["two_moons"], 4, echo=lines.append)
+    ref = optima.get_reference_set("two_moons")
+    counts = []
+    for i in range(4):  # the SVM's own positive count against the target, by the protocol directly
+        b = run_split(get_solver("svm"), {}, *ref.make(i), ref.settings).binary[0]
+        counts.append(b.n_pos == b.n_pos_target)
+    assert [r.balance_exact for r in rows] == counts and not all(counts) and any(counts)
+    marked = [line for line in lines if "not balanced: the optimum does not apply" in line]
+    assert len(marked) == counts.count(False)
+    gaps = sorted(r.gap for r in rows if r.balance_exact)
+    assert f"median gap {100 * float(np.median(gaps)):.2f}% over the {len(gaps)} balanced ones" in lines[-1]
+
+
 def test_compare_cli(capsys, monkeypatch):
     assert main(["compare", "svm", "--datasets", "two_moons", "--splits", "2"]) == 0
     out = capsys.readouterr().out
