@@ -215,7 +215,7 @@ def _compare_bounds(solver, solver_cls, params, set_name, n, *, compute_missing,
             _record_best(set_name, found, who, directory, echo)
     ok = [r for r in rows if r.balance_exact]
     echo(f"summary {set_name}: {len(rows)} binary problems, median certified gap "
-         f"{100 * np.median([r.gap for r in ok]) if ok else float('nan'):.1f}% over the {len(ok)} balanced ones "
+         f"{_median_gap([r.gap for r in ok], 1)} "
          f"(mean objective {np.mean([r.objective for r in rows]):.4f}, mean bound "
          f"{np.mean([r.lower_bound for r in rows]):.4f}), certified optimal {sum(r.certified_optimal for r in rows)}/"
          f"{len(rows)}, unlabeled error {100 * np.mean([r.unlabeled_error for r in rows]):.1f}%")
@@ -332,14 +332,20 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
                  f"{'yes' if row.optimal_labeling else 'no':>7} {100 * row.unlabeled_error:>8.1f} "
                  f"{100 * row.optimum_unlabeled_error:>8.1f} {row.seconds:>8.2f} {row.optimum_seconds:>7.2f}{mark}")
         mine = [r for r in rows if r.set_name == set_name]
-        ok = [r.gap for r in mine if r.balance_exact]
         echo(f"summary {set_name}: {len(mine)} problems, mean objective {np.mean([r.objective for r in mine]):.4f} vs "
              f"optimum {np.mean([r.optimum for r in mine]):.4f}, median gap "
-             f"{100 * np.median(ok) if ok else float('nan'):.2f}% over the {len(ok)} balanced ones, "
+             f"{_median_gap([r.gap for r in mine if r.balance_exact], 2)}, "
              f"optimal labeling {sum(r.optimal_labeling for r in mine)}/{len(mine)}, unlabeled error "
              f"{100 * np.mean([r.unlabeled_error for r in mine]):.1f}% vs {100 * np.mean([r.optimum_unlabeled_error for r in mine]):.1f}%"
              f", certified {sum(r.certified for r in mine)}/{len(mine)}")
     return rows
+
+
+def _median_gap(gaps: list, decimals: int) -> str:
+    """The summary's median gap (percent) over the balanced rows' ``gaps``, or that there is none."""
+    if not gaps:
+        return "none (no balanced row)"
+    return f"{100 * float(np.median(gaps)):.{decimals}f}% over the {len(gaps)} balanced ones"
 
 
 def write_csv(rows: list, path, solver: str) -> Path:

@@ -356,14 +356,25 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     return store
 
 
-def optimum_model(problem: BinaryProblem, labels) -> tuple[np.ndarray, float]:
-    """(beta, b) of the L2-SVM on the completed labeling: evaluates the optimum on new points."""
+def _labeling_fit(problem: BinaryProblem, labels):
+    """The L2-SVM on the completed labeling (NIPS 2006 eq. 1-3, p = 2): its objective is the S3VM
+    objective of that labeling."""
     s = problem.settings
     y = problem.y_masked
     y[problem.n_lab:] = labels
     cost = np.where(np.arange(y.size) < problem.n_lab, s.C, s.c_star)
-    res = kernel_newton(_gram(problem.X, s), y, cost)
+    return kernel_newton(_gram(problem.X, s), y, cost)
+
+
+def optimum_model(problem: BinaryProblem, labels) -> tuple[np.ndarray, float]:
+    """(beta, b) of the L2-SVM on the completed labeling: evaluates the optimum on new points."""
+    res = _labeling_fit(problem, labels)
     return res.coef, res.intercept
+
+
+#: Relative difference between a stored optimum's objective and its labeling's objective recomputed
+#: by :func:`evaluate_optimum` above which the entry is refused (the two agree to about 1e-12).
+OBJECTIVE_RTOL = 1e-7
 
 
 # ------------------------------------------------------------------------------------ evaluate
@@ -408,7 +419,14 @@ def evaluate_optimum(ds, split, problems: list, entries: list) -> StoredOptimum:
 
     The errors are those :func:`harness.protocol.run_split` would report for a solver whose
     binary outputs are those of the L2-SVMs on the optimal labelings (its ``_error``, test set
-    chosen in its order); the objective is the mean of the stored optima themselves.
+    chosen in its order); the objective is the mean of the stored optima, each checked against
+    the objective of its labeling recomputed here.
+
+    Raises
+    ------
+    ValueError
+        A stored objective that differs from its labeling's by more than :data:`OBJECTIVE_RTOL`
+        (relative): the store was edited or damaged.
     """
     from types import SimpleNamespace
 
@@ -420,7 +438,14 @@ def evaluate_optimum(ds, split, problems: list, entries: list) -> StoredOptimum:
         X_test, y_test = ds.X_test, ds.y_test
     outs = []
     for prob, entry in zip(problems, entries):
-        beta, bias = optimum_model(prob, labels_from_str(entry["labels"]))
+        res = _labeling_fit(prob, labels_from_str(entry["labels"]))
+        stored = float(entry["objective"])
+        if not abs(res.objective - stored) <= OBJECTIVE_RTOL * abs(res.objective):
+            raise ValueError(f"the stored optimum of {prob.set_name} {prob.key} has objective {stored!r}, but its "
+                             f"labeling's is {res.objective!r}: the optima store was edited or damaged; restore it, "
+                             f"or recompute the entry (`s3vm-bench optima build {prob.set_name} --n {prob.split + 1} "
+                             f"--only {prob.key} --force`)")
+        beta, bias = res.coef, res.intercept
         outs.append(SimpleNamespace(
             label=prob.label, unl=_gram_cross(prob.X[prob.n_lab:], prob.X, s) @ beta + bias,
             test=None if X_test is None else _gram_cross(X_test, prob.X, s) @ beta + bias))

@@ -916,6 +916,20 @@ def test_compare_without_stored_optimum_says_how_to_build(tmp_path):
 
 
 
+def test_compare_refuses_a_stored_optimum_whose_objective_is_not_its_labelings(tmp_path):
+    """A stored objective is checked against the L2-SVM objective of the stored labeling: an edited
+    number cannot make a solver's gap look smaller or larger."""
+    store = json.loads((optima.OPTIMA_DIR / "two_moons.json").read_text())
+    store["entries"]["split1/class1"]["objective"] *= 0.9
+    (tmp_path / "two_moons.json").write_text(json.dumps(store))
+    rows = compare("svm", ["two_moons"], 1, directory=tmp_path, echo=lambda *a: None)  # split 0: untouched
+    assert rows[0].certified
+    with pytest.raises(ValueError, match=r"stored optimum of two_moons split1/class1 has objective .* but its "
+                                         r"labeling's is .*edited or damaged.*optima build two_moons --n 2 --only "
+                                         r"split1/class1 --force"):
+        compare("svm", ["two_moons"], 2, directory=tmp_path, echo=lambda *a: None)
+
+
 def test_compare_looks_up_every_optimum_before_any_solver_runs(monkeypatch):
     """Asking for more problems than are stored fails at once, not after solving the stored ones."""
     import s3vm_bench.harness.compare as harness_compare
