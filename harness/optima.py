@@ -198,6 +198,13 @@ def merge_entries(old: dict, new: dict) -> dict:
     labels, error and how it was found); it is ``optimal`` when they meet within branch and
     bound's relative gap tolerance. ``nodes``, ``seconds`` and the limits are those of the new
     search; the earlier searches are listed under ``previous_runs``.
+
+    Raises
+    ------
+    ValueError
+        Entries of different problems, or a labeling whose objective is below the other search's
+        certified lower bound by more than the gap tolerance: one of the two searches is wrong, and
+        nothing is merged.
     """
     from s3vm_bench.solvers.bb import branch_and_bound
 
@@ -206,6 +213,11 @@ def merge_entries(old: dict, new: dict) -> dict:
     gap_tol = inspect.signature(branch_and_bound).parameters["gap_tol"].default
     # On a tie the labeling is the seed the retry started from: keep where it was first found.
     best = new if new["objective"] < old["objective"] else old
+    bound = max(old["lower_bound"], new["lower_bound"])
+    if best["objective"] < bound - gap_tol * abs(bound):
+        raise ValueError(f"a labeling of objective {best['objective']!r} lies below the certified lower bound "
+                         f"{bound!r} of the other search of the same problem: one of the two searches is wrong; "
+                         "the entries are not merged (recompute the entry with --force)")
     merged = dict(new)
     for k in ("objective", "labels", "unlabeled_error", "found_by", "initial", "seed_from"):
         merged[k] = best.get(k)

@@ -853,6 +853,9 @@ def test_merge_keeps_the_best_bound_and_labeling_of_two_searches():
     assert closed["status"] == "optimal" and closed["certified"] and closed["gap"] == 0.0
     with pytest.raises(ValueError, match="digest"):
         optima.merge_entries(base, dict(other, digest="e"))
+    # A labeling below the other search's certified bound: one search is wrong, nothing is merged.
+    with pytest.raises(ValueError, match="below the certified lower bound 6.0 of the other search"):
+        optima.merge_entries(base, dict(other, objective=5.0, lower_bound=5.0))
 
 
 def test_compare_reports_a_positive_gap_for_a_weak_solver(monkeypatch):
