@@ -309,8 +309,9 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     are kept. ``force`` recomputes every entry from scratch and replaces it (after a change to
     the solver). A search is seeded with the best of the entry's labeling and the labelings
     stored for other splits of the same data that fit this split
-    (:func:`_labelings_from_other_splits`; not with ``force``). The store is saved after each
-    problem. With ``resume``, an uncertified entry that kept the frontier of its search continues
+    (:func:`_labelings_from_other_splits`; not with ``force``). The store is re-read and saved
+    after each problem, so builds of the same set running at once keep each other's entries (an
+    entry another build stored meanwhile for the same problem is merged, :func:`merge_entries`). With ``resume``, an uncertified entry that kept the frontier of its search continues
     that search instead (``certify(resume=...)``), whatever the limits of earlier searches: run
     again and again, a long proof advances by the given limit each time. ``only`` restricts the
     build to these entry keys (``"split6/class0"``) among the first ``n`` problems. ``jobs``
@@ -353,6 +354,14 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
             seeded_from = entry.get("seed_from")
             if old is not None:
                 entry = merge_entries(old, entry)
+            # Re-read the file: another build of this set (other --only keys, or this key) may have
+            # stored entries since this one started, and saving the store read at the start would
+            # drop them. An entry of this problem stored meanwhile is merged, not overwritten.
+            started = store["entries"].get(prob.key)
+            store = load_store(set_name, directory)
+            stored = store["entries"].get(prob.key)
+            if stored is not None and stored != started and stored.get("digest") == entry["digest"]:
+                entry = merge_entries(stored, entry)
             store["entries"][prob.key] = entry
             save_store(store, directory)
             echo(f"{set_name} {prob.key}: objective {entry['objective']:.4f} lower bound {entry['lower_bound']:.4f} "

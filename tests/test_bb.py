@@ -716,6 +716,25 @@ def test_build_only_runs_the_named_problems_and_rejects_unknown_keys(tmp_path):
     assert entry["jobs"] == 2 and entry["certified"]
 
 
+def test_builds_of_one_set_running_at_once_keep_each_others_entries(tmp_path, monkeypatch):
+    """A build saves after each problem; an entry another build stored while it searched is kept."""
+    quiet = dict(directory=tmp_path, echo=lambda *a: None)
+    optima.build("two_moons", 2, only=["split1/class1"], **quiet)
+    real = optima.certify
+
+    def certify_while_another_build_saves(prob, **kw):
+        other = optima.load_store("two_moons", tmp_path)
+        other["entries"]["split1/class1"] = dict(other["entries"]["split1/class1"], found_by="another build")
+        optima.save_store(other, tmp_path)
+        return real(prob, **kw)
+
+    monkeypatch.setattr(optima, "certify", certify_while_another_build_saves)
+    optima.build("two_moons", 1, only=["split0/class1"], **quiet)
+    entries = optima.load_store("two_moons", tmp_path)["entries"]
+    assert set(entries) == {"split0/class1", "split1/class1"} and entries["split0/class1"]["certified"]
+    assert entries["split1/class1"]["found_by"] == "another build"
+
+
 def test_merge_keeps_the_frontier_of_the_longer_chain():
     base = {"digest": "d", "status": "node_limit", "objective": 10.0, "lower_bound": 6.0, "labels": "+-",
             "unlabeled_error": 0.5, "found_by": "search", "initial": "none", "nodes": 5, "seconds": 1.0,
