@@ -8,6 +8,7 @@ ICML 2013 Figs. 5-6 (Table 2's rows in ``reports/runs/icml2013-table2/`` and
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -114,6 +115,13 @@ def _icml2013_fig6(fig, data):
     if not rows:
         raise MissingData(f"{data} holds no timing of the judged S3VM-light and CCCP at C = 10; run "
                           f"`{_ICML2013_FIG6_CMD}`")
+    from .figure_data import FIG6_SPLITS
+    from .icml2013 import DATASETS
+
+    got, full = len({(r["id"], r.get("split")) for r in rows}), len(DATASETS) * FIG6_SPLITS
+    if got < full:  # a run stopped (or split with --only) before every cell: drawn, and said
+        warnings.warn(f"icml2013-fig6 is drawn from {got} of the {full} (data set, split) timings of a full run in "
+                      f"{data}; `{_ICML2013_FIG6_CMD}` computes the others", RuntimeWarning, stacklevel=2)
     keys = sorted({(r["id"], r["dataset"]) for r in rows}, key=lambda k: _id_order(k[0]))
     ncols = min(5, len(keys))  # as Figure 5: at most 5 panels a row
     nrows = -(-len(keys) // ncols)

@@ -171,6 +171,13 @@ def test_icml2013_figures_need_the_judged_solvers(tmp_path):
     with pytest.raises(F.MissingData, match="judged S3VM-light and CCCP"):
         F.make_figure("icml2013-fig6", tmp_path, data=fig6)
     assert not list(tmp_path.glob("icml2013-fig*.*"))
+    # A store with some of the cells (a stopped run): drawn, and said.
+    with fig6.open("a") as f:
+        f.write(json.dumps({"id": "D1", "dataset": "a", "split": 0, "C": 10.0, "path": 0.3, "light_l1": {"1": 0.1},
+                            "cccp_b": {"1": 0.2}}) + "\n")
+    with pytest.warns(RuntimeWarning, match=r"drawn from 1 of the 30 \(data set, split\) timings of a full run"):
+        F.make_figure("icml2013-fig6", tmp_path, data=fig6)
+    assert (tmp_path / "icml2013-fig6.png").is_file()
 
 
 def test_empty_result_file_is_missing_data(tmp_path):
