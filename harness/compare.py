@@ -323,8 +323,8 @@ def compare(solver: str, set_names=("two_moons", "coil3"), n: int | None = None,
             opt = evaluate_optimum(ds, split, problems, entries)
             row = CompareRow(set_name, split.index, res.objective, opt.objective,
                              (res.objective - opt.objective) / opt.objective, same, opt.certified,
-                             res.balance_exact, res.unlabeled_error, opt.unlabeled_error, res.test_error, opt.test_error, seconds,
-                             float(sum(e["seconds"] for e in entries)))
+                             res.balance_exact, res.unlabeled_error, opt.unlabeled_error, res.test_error,
+                             opt.test_error, seconds, float(sum(e["seconds"] for e in entries)))
             rows.append(row)
             mark = ("" if row.certified else "  (optimum not certified)") + (
                 "" if row.balance_exact else "  (not balanced: the optimum does not apply)")

@@ -311,8 +311,9 @@ def build(set_name: str, n: int | None = None, *, time_limit=None, node_limit=No
     stored for other splits of the same data that fit this split
     (:func:`_labelings_from_other_splits`; not with ``force``). The store is re-read and saved
     after each problem, so builds of the same set running at once keep each other's entries (an
-    entry another build stored meanwhile for the same problem is merged, :func:`merge_entries`). With ``resume``, an uncertified entry that kept the frontier of its search continues
-    that search instead (``certify(resume=...)``), whatever the limits of earlier searches: run
+    entry another build stored meanwhile for the same problem is merged, :func:`merge_entries`).
+    With ``resume``, an uncertified entry that kept the frontier of its search continues that
+    search instead (``certify(resume=...)``), whatever the limits of earlier searches: run
     again and again, a long proof advances by the given limit each time. ``only`` restricts the
     build to these entry keys (``"split6/class0"``) among the first ``n`` problems. ``jobs``
     processes search each problem (``certify(jobs=...)``); problems run one after the other.
