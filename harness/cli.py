@@ -22,6 +22,7 @@ Subcommands::
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import warnings
@@ -366,7 +367,12 @@ def _main(argv: list[str] | None) -> int:
         if _caused_by_interrupt(exc):
             _report_interrupt()
             return 130
-        if getattr(exc, "filename", None):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT) and not getattr(exc, "filename", None):
+            # A write's error carries no file name: name the folder the command writes under.
+            print(f"error: {exc.strerror or exc} while writing under the work folder {work_dir().root.resolve()}: free "
+                  f"space there, or choose another folder with --out DIR or {ENV_VAR} (the files already written "
+                  "are whole; a rerun continues from them)", file=sys.stderr)
+        elif getattr(exc, "filename", None):
             print(f"error: {exc.filename}: {exc.strerror or exc} (a file or folder that cannot be read or written: "
                   f"the work folder is chosen with --out DIR or {ENV_VAR}, its parts with the command's options)",
                   file=sys.stderr)

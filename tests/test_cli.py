@@ -292,6 +292,23 @@ def test_a_closed_output_pipe_or_ctrl_c_ends_the_command_without_a_traceback(rai
     assert proc.stderr == stderr
 
 
+def test_a_full_disk_names_the_work_folder(tmp_path, monkeypatch, capsys):
+    """A write's ENOSPC carries no file name: the message names the folder written under and what to do."""
+    import errno
+
+    from s3vm_bench.harness import cli
+
+    def listing(args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cli.commands, "data_list_command", listing)
+    monkeypatch.setenv("S3VM_RESULTS_DIR", str(tmp_path / "w"))
+    assert cli.main(["data", "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: No space left on device while writing under the work folder {tmp_path / 'w'}: ")
+    assert "--out DIR" in err and "Traceback" not in err
+
+
 def test_optima_build_bounds_of_a_set_without_bounds_names_the_bound_sets(capsys, monkeypatch):
     """Every name is checked before any bound is built; the message lists the bound sets of the code."""
     from s3vm_bench.harness import optima
