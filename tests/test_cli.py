@@ -195,9 +195,10 @@ def test_run_records_a_split_that_kills_its_process_or_hangs_and_goes_on(tmp_pat
 
     out_csv = tmp_path / "runs.csv"
     monkeypatch.setenv("SPLIT_KILLER_COUNTER", str(tmp_path / "calls"))
-    # 4 s: room for a loaded machine to fit the healthy splits; only the hanging one reaches it.
+    # 12 s: room for a slow or loaded machine to fit the healthy splits (each in a new process, whose
+    # imports alone can take 4 s there); only the hanging one reaches it.
     rc = main(["run", "--solver", "tests.test_cli:SplitKiller", "--dataset", "g50c", "--splits", "4",
-               "--time-limit", "4", "--results", str(out_csv)])
+               "--time-limit", "12", "--results", str(out_csv)])
     assert rc == 1
     df = pd.read_csv(out_csv)
     assert list(df.status) == ["done", "failed", "timeout", "done"]
