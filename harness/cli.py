@@ -22,9 +22,12 @@ Subcommands::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
+import signal
 import sys
+import threading
 import warnings
 
 from . import cli_commands as commands
@@ -306,24 +309,79 @@ def _work_folder_problem(out) -> str | None:
     return None
 
 
-def _caused_by_interrupt(exc: BaseException) -> bool:
-    """Whether a KeyboardInterrupt is among the causes of ``exc``: numba's compiled code, for one,
-    turns a Ctrl-C inside it into a SystemError "returned a result with an exception set"."""
+class Terminated(KeyboardInterrupt):
+    """The command was asked to stop by a signal other than Ctrl-C (SIGTERM, SIGHUP).
+
+    Raised in the main thread by the handler :func:`main` installs, so that the command stops the
+    way Ctrl-C stops it: the ``finally`` clauses of the runners kill the cells' processes and shut
+    the worker pools down (unlike Ctrl-C, these signals reach this process only, not its
+    children), and what was finished before is kept. The exit status is ``128 + signum``.
+    """
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = int(signum)
+
+
+#: The signals that stop a command like Ctrl-C does (besides SIGINT itself): ``kill PID`` and a
+#: closed terminal.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _raise_terminated(signum, frame):
+    # A second such signal, while the first one's clean-up runs, ends the process at once.
+    for other in STOP_SIGNALS:
+        signal.signal(other, signal.SIG_DFL)
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt():
+    """While the command runs, SIGTERM and SIGHUP raise :class:`Terminated` (where they were left at
+    their default, which ends the process at once and leaves its children running). Only in the
+    main thread, where Python runs signal handlers."""
+    installed = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in STOP_SIGNALS:
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                installed[signum] = signal.signal(signum, _raise_terminated)
+    try:
+        yield
+    finally:
+        for signum, old in installed.items():
+            signal.signal(signum, old)
+
+
+def _interrupt_cause(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt (Ctrl-C, or :class:`Terminated`) among the causes of ``exc``, or None:
+    numba's compiled code, for one, turns a Ctrl-C inside it into a SystemError "returned a result
+    with an exception set"."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, KeyboardInterrupt):
-            return True
+            return exc
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
-    return False
+    return None
 
 
-def _report_interrupt() -> None:
-    # Ctrl-C: what finished before it is kept (cells in the cache, whole rows in the results
-    # tables, complete store files); reproduce, figures --make-data and optima build go on from
-    # there when run again.
-    print("\ninterrupted: what was finished before is kept (cached cells, rows and files already written)",
+def _report_interrupt(exc: KeyboardInterrupt) -> int:
+    """Print what an interruption keeps and return the exit status: 130 (128 + SIGINT) for Ctrl-C,
+    128 + the signal's number for :class:`Terminated`."""
+    # What finished before it is kept (cells in the cache, whole rows in the results tables,
+    # complete store files); reproduce, figures --make-data and optima build go on from there
+    # when run again.
+    if isinstance(exc, Terminated):
+        try:
+            name = signal.Signals(exc.signum).name
+        except ValueError:
+            name = f"signal {exc.signum}"
+        what, status = f"stopped by {name}", 128 + exc.signum
+    else:
+        what, status = "interrupted", 130
+    print(f"\n{what}: what was finished before is kept (cached cells, rows and files already written)",
           file=sys.stderr)
+    return status
 
 
 def _format_warning(message, category, filename, lineno, line=None) -> str:
@@ -337,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     default_format = warnings.formatwarning
     warnings.formatwarning = _format_warning
     try:
-        return _main(argv)
+        with _stop_signals_interrupt():
+            return _main(argv)
     finally:
         warnings.formatwarning = default_format
 
@@ -355,18 +414,16 @@ def _main(argv: list[str] | None) -> int:
         os.environ[ENV_VAR] = str(args.out)
     try:
         return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        _report_interrupt()
-        return 130
+    except KeyboardInterrupt as exc:
+        return _report_interrupt(exc)
     except BrokenPipeError:
         # The reader of the output went away (`s3vm-bench ... | head`): stop quietly, as Unix tools do;
         # stdout is pointed at /dev/null so that the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as exc:  # e.g. an output folder that cannot be created or written, a scheduler not reached
-        if _caused_by_interrupt(exc):
-            _report_interrupt()
-            return 130
+        if _interrupt_cause(exc) is not None:
+            return _report_interrupt(_interrupt_cause(exc))
         if exc.errno in (errno.ENOSPC, errno.EDQUOT) and not getattr(exc, "filename", None):
             # A write's error carries no file name: name the folder the command writes under.
             print(f"error: {exc.strerror or exc} while writing under the work folder {work_dir().root.resolve()}: free "
@@ -380,10 +437,10 @@ def _main(argv: list[str] | None) -> int:
             print(f"error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
-        if not _caused_by_interrupt(exc):
+        interrupt = _interrupt_cause(exc)
+        if interrupt is None:
             raise
-        _report_interrupt()
-        return 130
+        return _report_interrupt(interrupt)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -60,3 +60,16 @@ class Stuck(SVM):
         signal.signal(signal.SIGALRM, signal.SIG_IGN)
         while True:  # burns CPU, as a loop in compiled code would
             pass
+
+
+class Waiter(SVM):
+    """Marks that it runs (a file named by its process id in the folder ``WAITER_PID_DIR``), then
+    waits until its process is ended."""
+
+    def fit(self, X, y):
+        import os
+        from pathlib import Path
+
+        Path(os.environ["WAITER_PID_DIR"], str(os.getpid())).touch()
+        while True:
+            time.sleep(0.05)

@@ -3,13 +3,17 @@
 Bad output paths, contradicting options and solvers that cannot even be built are refused with a
 one-line ``error:`` and exit status 2 before a split runs (nothing computed is then lost to a
 late failure); a split's own process leaves Ctrl-C to the command (whose short message is tested
-in ``test_cli.py``).
+in ``test_cli.py``), and ``kill PID`` (SIGTERM) stops the command as Ctrl-C does, with the processes
+running its cells.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -52,6 +56,59 @@ def test_a_split_process_leaves_ctrl_c_to_the_command(tmp_path, capsys, data_env
                  "--results", str(out_csv)]) == 0
     assert list(pd.read_csv(out_csv).status) == ["done"]
     assert "Traceback" not in capsys.readouterr().err
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie no one has reaped yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("extra, n_cells", [(["--jobs", "2"], 2), (["--jobs", "1", "--time-limit", "300"], 1)],
+                         ids=["worker-pool", "process-per-cell"])
+def test_sigterm_stops_reproduce_and_the_processes_running_its_cells(extra, n_cells, tmp_path, data_env, monkeypatch):
+    """SIGTERM reaches the command only, not its children (unlike Ctrl-C, sent to the whole process
+    group): the command stops as on Ctrl-C, ends the processes running its cells, and exits with
+    128 + SIGTERM."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    monkeypatch.setenv("WAITER_PID_DIR", str(pids))
+    cmd = [sys.executable, "-m", "s3vm_bench.harness.cli", "reproduce", "jmlr2008-table8", "--datasets", "g50c",
+           "--splits", "2", "--solvers", "tests._bad_solvers:Waiter", "--ignore-store", "--no-progress",
+           "--out", str(tmp_path / "work"), *extra]
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as err_file:  # a file, not a pipe: a process left running would hold a pipe open
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err_file)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(pids.iterdir())) < n_cells:  # every worker is in a cell
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the cells did not start"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        err = log.read_text()
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert "stopped by SIGTERM: what was finished before is kept" in err and "Traceback" not in err
+        cell_pids = [int(p.name) for p in pids.iterdir()]
+        deadline = time.monotonic() + 15
+        while not all(_ended(pid) for pid in cell_pids):
+            assert time.monotonic() < deadline, "a process running a cell outlived the command"
+            time.sleep(0.1)
+    finally:  # nothing outlives the test, whatever it found
+        for pid in [proc.pid] + [int(p.name) for p in pids.iterdir()]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
 
 
 @pytest.mark.parametrize("name", ["afile", "new.txt"])
