@@ -7,6 +7,7 @@ chooses the backend and caches the rows.
 
 from __future__ import annotations
 
+import logging
 import os
 import warnings
 
@@ -98,15 +99,29 @@ def _loky(todo, n_jobs, time_limit, env):
 
 
 def _dask(todo, n_jobs, scheduler, time_limit, env):
-    """Run the cells on a dask.distributed cluster (``scheduler``, or a local one of ``n_jobs`` workers)."""
+    """Run the cells on a dask.distributed cluster (``scheduler``, or a local one of ``n_jobs`` workers).
+
+    A cell whose worker dies -- a crash, or the watchdog of :func:`harness.isolate.wall_guard` on a
+    cell past its time limit (a dask worker runs the cell in a thread, where the cell's alarm cannot
+    stop it) -- ends with dask's ``KilledWorker``; that cell then runs again alone in a process of its
+    own on this machine (:func:`harness.isolate.run_isolated`), where its hang is a ``timeout`` row
+    and its death a ``failed`` row naming the signal, as with the other backends. The local cluster
+    does not retry a task whose worker died (``allowed_failures=0``: a retry would only repeat the
+    hang); a cluster at ``scheduler`` retries as it is configured to.
+    """
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, KilledWorker, LocalCluster, as_completed
     except ImportError as exc:
         raise ImportError("backend='dask' needs dask.distributed: pip install 's3vm-bench[dask]'") from exc
+    from .isolate import death_row, run_isolated
+
     cluster = None
     if scheduler is None:  # a cluster of this machine: n_jobs worker processes, one thread each
+        # silence_logs: the cluster's own warnings (an event loop held by a long compiled solve, a
+        # worker killed at shutdown) are not the user's concern; what befalls a cell is its row.
         cluster = LocalCluster(n_workers=n_jobs if n_jobs > 0 else (os.cpu_count() or 1), threads_per_worker=1,
-                               processes=True, dashboard_address=None, host="127.0.0.1")
+                               processes=True, dashboard_address=None, host="127.0.0.1", silence_logs=logging.ERROR,
+                               scheduler_kwargs={"allowed_failures": 0})
     if cluster is not None or isinstance(scheduler, Client):
         client = scheduler if isinstance(scheduler, Client) else Client(cluster)
     else:
@@ -119,12 +134,15 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
     try:
         futures = {client.submit(_execute_pair, c, time_limit, env, pure=False): c for c in todo}
         for fut in as_completed(futures):
+            cell = futures[fut]
             try:
                 yield fut.result()
-            except Exception as exc:  # e.g. KilledWorker: the cell's workers died; the run goes on
-                from .isolate import death_row
-
-                yield futures[fut], death_row(futures[fut], "failed", f"dask: {type(exc).__name__}: {exc}", 0.0)
+            except KilledWorker:
+                warnings.warn(f"the dask worker running {cell.solver} on {cell.dataset} split {cell.split} died; the "
+                              "cell runs again alone in a process of its own", RuntimeWarning, stacklevel=3)
+                yield cell, run_isolated(cell, time_limit, env)
+            except Exception as exc:  # the cluster could not run the cell at all; the run goes on
+                yield cell, death_row(cell, "failed", f"dask: {type(exc).__name__}: {exc}", 0.0)
     finally:
         if not isinstance(scheduler, Client):
             client.close()
