@@ -418,7 +418,10 @@ _SPECS = [
                        "two 50-dim Gaussians, Bayes error 5% (Bengio & Grandvalet 2004 style)"),
           (550, 50, 2), (275, 275), (550, 50, 2), _JMLR),
     _spec("text", ["text/text1.mat"],
-          lambda: _lds("text", "text/text1.mat", ("mswindows (-1)", "mac (+1)"), (-1, 1),
+          # -1 is mac and +1 mswindows by the class sizes: 985 posts (+1) is comp.os.ms-windows.misc in
+          # 20news-bydate (and in 20news-18828), 961 (-1) comp.sys.mac.hardware in 20news-18828
+          # (963 in bydate); the file names neither.
+          lambda: _lds("text", "text/text1.mat", ("mac (-1)", "mswindows (+1)"), (-1, 1),
                        "20 Newsgroups mac vs mswindows, Szummer & Jaakkola preprocessing (pcmac)"),
           (1946, 7511, 2), (961, 985), (1946, 7511, 2), _JMLR, sparse=True, aliases=("pcmac",),
           note="ICML 2006 Table 3 (PC-MAC) and SIGIR 2006 Table 8 (pcmac) use the same 1946 x 7511 set."),

@@ -119,6 +119,18 @@ def test_coil_images_are_the_objects(data_env):
         np.testing.assert_array_equal(coil3.X[coil3.y == k], coil20.X[coil20.y == obj - 1])
 
 
+def test_text_class_names_follow_the_newsgroup_sizes(data_env, shared_data):
+    """text1.mat names neither class: +1 has as many posts as comp.os.ms-windows.misc in the
+    20news-bydate listing (985; comp.sys.mac.hardware has 963 there, 961 in 20news-18828)."""
+    import gzip
+
+    with gzip.open(shared_data / "text-large/20news-bydate/20news-bydate.files.tsv.gz", "rt") as f:
+        groups = [line.split("\t")[0].split("/")[2] for line in f.read().splitlines()[1:]]
+    text = load_dataset("text")
+    assert int(np.sum(text.y == 1)) == groups.count("comp.os.ms-windows.misc") == 985
+    assert "mswindows" in text.class_names[1] and "mac" in text.class_names[0]
+
+
 def test_alias_and_close_match():
     assert get_spec("pcmac").name == "text"
     with pytest.raises(ValueError, match="Did you mean 'uspst'"):
