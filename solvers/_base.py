@@ -109,11 +109,12 @@ def _text_labels(y) -> np.ndarray:
     Raises ValueError when numbers other than the marker -1 are mixed with text labels.
     """
     flat = y.ravel()
-    numbers = [v for v in flat if not isinstance(v, str) and v != UNLABELED]
-    if numbers:
-        raise ValueError(f"y mixes text class labels with numbers ({numbers[0]!r}): use text labels for every "
-                         f"class, and {UNLABELED} or '{UNLABELED}' for unlabeled points")
-    return np.array([str(v) for v in flat]).reshape(y.shape)
+    others = [v for v in flat if not isinstance(v, str) and not (isinstance(v, Real) and v == UNLABELED)]
+    if others:
+        raise ValueError(f"y mixes text class labels with values that are not text ({others[0]!r}): use text "
+                         f"labels (str) for every class, and {UNLABELED} or '{UNLABELED}' for unlabeled points")
+    # The marker may be any number equal to -1 (-1, -1.0, np.int8(-1)): all of them become "-1".
+    return np.array([v if isinstance(v, str) else str(UNLABELED) for v in flat]).reshape(y.shape)
 
 
 #: Stop reasons that name a limit rather than a convergence criterion (a prefix ``max_`` does too).
@@ -254,6 +255,8 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.dtype.kind in "US" or (y.dtype.kind == "O" and any(isinstance(v, str) for v in y.ravel())):
             y = _text_labels(y)
+        elif y.dtype.kind == "O" and all(isinstance(v, Real) and not isinstance(v, bool) for v in y.ravel()):
+            y = np.array(y.tolist())  # numbers held as objects (a pandas object column): their own dtype
         target = type_of_target(y, raise_unknown=True)  # "Unknown label type" for objects
         if target not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: y must hold class labels with {UNLABELED} for unlabeled "
@@ -292,7 +295,10 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
             raise ValueError("no labeled point: at least one labeled point per class is needed (y == -1 marks unlabeled)")
         classes = np.unique(y[labeled])
         if classes.size < 2:
-            raise ValueError(f"only one class ({classes[0].tolist()!r}) among the labeled points; label at least one point of each class")
+            marker = (f" ({UNLABELED} marks an unlabeled point, so it cannot be a class: give the classes other "
+                      "labels, e.g. 0 and 1)") if not labeled.all() else ""
+            raise ValueError(f"only one class ({classes[0].tolist()!r}) among the labeled points; label at least one "
+                             f"point of each class{marker}")
         supervised = bool(labeled.all()) and self._needs_unlabeled
         self.classes_ = classes
         positives = classes[1:] if classes.size == 2 else classes
@@ -325,8 +331,9 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
             self.coef_ = coefs
         else:
             self.dual_coef_ = coefs
-        pred = self.predict(X)
-        self.transduction_ = np.where(labeled, y, pred)
+        # X is validated already: predicting through predict() would validate it again, as an array
+        # without the feature names of a DataFrame X, and warn that they are missing.
+        self.transduction_ = np.where(labeled, y, self._labels_of(self._outputs(X)))
         return self
 
     # ----------------------------------------------------------------- predict
@@ -335,6 +342,10 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "binary_fits_")
         X = validate_data(self, X, accept_sparse="csr" if self._accepts_sparse else False,
                           dtype=np.float64, reset=False)
+        return self._outputs(X)
+
+    def _outputs(self, X):
+        """:meth:`decision_function` of an X validated already."""
         if self.kernel == "linear":
             F = X @ self.coef_.T
         else:
@@ -347,6 +358,9 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         """The rows of the shared training Gram matrix for ``X`` when ``X`` is, value for value, the
         last ``len(X)`` training points (the unlabeled block, or all of them); else None."""
         key = getattr(self, "_gram_key", None)
+        if key is not None and key[2:] != (self.kernel, float(self.sigma)):
+            # Kernel parameters set after fit: every point's output uses the current ones.
+            key = None
         gram = None if key is None else _SHARED.get(key)
         Xf = self.X_fit_
         if gram is None or sp.issparse(X) or sp.issparse(Xf) or X.shape[0] > Xf.shape[0]:
@@ -356,7 +370,10 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where f > 0 for two classes, the argmax otherwise."""
-        F = self.decision_function(X)
+        return self._labels_of(self.decision_function(X))
+
+    def _labels_of(self, F):
+        """The class labels of outputs ``F`` (see :meth:`predict`)."""
         if self.classes_.size == 2:
             return self.classes_[(F > 0).astype(int)]
         return self.classes_[np.argmax(F, axis=1)]

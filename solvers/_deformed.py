@@ -85,14 +85,17 @@ class DeformedKernelMixin:
     def fit(self, X, y):
         """Fit with the deformed kernel over all points of X (``y == -1`` marks unlabeled ones)."""
         # The base fit asks for the Gram matrix of the expansion points only (for the SVM: the
-        # labeled ones); the graph needs every training point, so they are kept at hand here.
-        self._check_params()
-        X, y = self._validate_fit_input(X, y)
-        self._graph_X = X
+        # labeled ones); the graph needs every training point, so the validated X is kept at hand
+        # (by _validate_fit_input, called once by the base fit, which keeps X's feature names).
         try:
             return super().fit(X, y)
         finally:
-            del self._graph_X
+            self.__dict__.pop("_graph_X", None)
+
+    def _validate_fit_input(self, X, y):
+        X, y = super()._validate_fit_input(X, y)
+        self._graph_X = X
+        return X, y
 
     def _expansion_mask(self, labeled):
         mask = np.asarray(super()._expansion_mask(labeled), dtype=bool)

@@ -208,10 +208,7 @@ class S3VMPath(BaseS3VM):
 
     def predict(self, X, C_star=None):
         """Labels at the end of the path, or at ``C_star``."""
-        F = self.decision_function(X, C_star)
-        if self.classes_.size == 2:
-            return self.classes_[(F > 0).astype(int)]
-        return self.classes_[np.argmax(F, axis=1)]
+        return self._labels_of(self.decision_function(X, C_star))
 
     def validation_curve(self, X_val, y_val):
         """Exact validation error as a piecewise-constant function of C* (two classes).

@@ -6,6 +6,7 @@ by the one validation helper, :func:`solvers._validation.validate_params`."""
 from __future__ import annotations
 
 import inspect
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -219,3 +220,44 @@ def test_semi_supervised_fit_leaves_the_parameters_and_a_second_fit_repeats_it(n
     first = est.fit(X, y_semi).decision_function(X)
     assert est.get_params(deep=False) == before
     np.testing.assert_allclose(est.fit(X, y_semi).decision_function(X), first, atol=1e-9)
+
+
+def _semi_problem():
+    rng = np.random.default_rng(1)
+    y = np.arange(40) % 2
+    X = rng.standard_normal((40, 4)) + 1.5 * y[:, None]
+    return X, np.where(np.arange(40) < 10, y, -1)
+
+
+def _small(name):
+    est = get_solver(name)(**_PARAMS.get(name, {}))
+    params = est.get_params(deep=False)
+    est.set_params(**{k: v for k, v in (("n_neighbors", 5), ("r", 0.5)) if k in params})
+    return est
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_dataframe_fit_refuses_its_columns_reordered(name):
+    """The column names seen at fit are kept (``feature_names_in_``), so a DataFrame with the same
+    columns in another order is refused, not silently used with its columns swapped."""
+    pd = pytest.importorskip("pandas")
+    X, y = _semi_problem()
+    df = pd.DataFrame(X, columns=list("abcd"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no "X does not have valid feature names" from fit itself
+        est = _small(name).fit(df, y)
+        est.predict(df)
+    assert list(est.feature_names_in_) == list("abcd")
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.predict(df[list("dcba")])
+
+
+@pytest.mark.parametrize("name", ["svm", "newton", "cccp", "s3vm_light"])
+def test_an_output_does_not_depend_on_the_points_predicted_with_it(name):
+    """After ``set_params`` of a kernel parameter without a new fit, a point's output is the same
+    whether it is predicted with the unlabeled block it was trained in or alone."""
+    X, y = _semi_problem()
+    est = _small(name).fit(X, y)
+    est.set_params(sigma=3.0)
+    block = est.decision_function(X[10:])
+    np.testing.assert_allclose(block[:-1], est.decision_function(X[10:-1]), rtol=1e-12, atol=1e-12)
