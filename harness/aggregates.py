@@ -38,19 +38,26 @@ def _aggregate_mean(a: _AggregateInput) -> list[ReportCell]:
 
 def _aggregate_rank(a: _AggregateInput) -> list[ReportCell]:
     """Mean rank of each configuration over the (data set, split) problems every configuration
-    solved (rank 1 = lowest metric; ties share the mean rank, ``scipy.stats.rankdata``)."""
+    solved (rank 1 = lowest metric; ties share the mean rank, ``scipy.stats.rankdata``).
+
+    The paper's columns are ranked among themselves; an extra column (``Config.extra``) gets the
+    mean rank it takes among the paper's columns and itself, on the problems all of them solved,
+    so that adding it changes no value of the paper's columns."""
     from scipy.stats import rankdata
 
     spec = a.spec
     suffix, metric = spec.metrics[0]
+    paper = [ci for ci, c in enumerate(spec.configs) if not c.extra]
     by_problem: dict = {}
     for p, r in a.done:
         by_problem.setdefault((p.dataset, p.cell.split), {})[p.config] = _metric(r, metric)
     ranks = {ci: [] for ci in range(len(spec.configs))}
-    for v in (v for v in by_problem.values() if len(v) == len(spec.configs)):
-        order = sorted(v)
-        for ci, rk in zip(order, rankdata([v[ci] for ci in order])):
-            ranks[ci].append(float(rk))
+    for ci in range(len(spec.configs)):
+        among = paper if ci in paper else paper + [ci]
+        for v in by_problem.values():
+            if all(c in v for c in among):
+                ranked = rankdata([v[c] for c in among])
+                ranks[ci].append(float(ranked[among.index(ci)]))
     out = []
     for ci, config in enumerate(spec.configs):
         pv, pt, pu = a.target(suffix, config.label)

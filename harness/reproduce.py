@@ -78,11 +78,20 @@ def extra_column(spec: TableSpec, solvers, params=None) -> TableSpec:
         if label in labels:
             label = name
         labels.add(label)
-        configs.append(Config(label, name, dict(params)))
+        configs.append(Config(label, name, dict(params), extra=True))
         notes.append(f"{label}: extra column, not in the paper: solver `{name}`"
                      + (f" with {', '.join(f'{k}={v!r}' for k, v in params.items())}" if params else "")
-                     + ", under the same protocol, rows, splits and settings as the paper's columns.")
+                     + ", under the same protocol, rows, splits and settings as the paper's columns."
+                     + (" Its mean rank is the one it takes among the paper's columns and itself; the paper's columns"
+                        " are ranked among themselves." if spec.aggregate == "rank" else ""))
     return dataclasses.replace(spec, configs=tuple(configs), notes=tuple(spec.notes) + tuple(notes))
+
+
+def takes_extra_columns(spec: TableSpec) -> bool:
+    """Whether ``reproduce --solvers`` adds a column to ``spec``: not to a table with its own report
+    (one cell runs every column), nor to JMLR 2008 Table 6, whose one value per data set is Kendall's
+    tau across the paper's methods (another method would change it, and it has no column to add)."""
+    return not spec.report and spec.aggregate != "kendall"
 
 
 def split_keys(keys, datasets=None, solvers=None, params=None) -> list:
@@ -93,7 +102,9 @@ def split_keys(keys, datasets=None, solvers=None, params=None) -> list:
     solver the table does not have) is added to every table as an extra column, with the
     parameters ``params``: same rows, splits, settings and protocol as the paper's columns
     (:func:`extra_column`). ``params`` apply to the extra columns only. A table with its own
-    report (``TableSpec.report``: one cell runs every column) takes no extra column.
+    report (``TableSpec.report``: one cell runs every column) takes no extra column, nor does JMLR
+    2008 Table 6 (``aggregate="kendall"``: one correlation across the paper's methods per data set,
+    :func:`takes_extra_columns`).
     """
     for what, value in (("keys", keys), ("datasets", datasets), ("solvers", solvers)):
         if isinstance(value, str):  # it would be read as a list of one-letter names
@@ -103,7 +114,7 @@ def split_keys(keys, datasets=None, solvers=None, params=None) -> list:
     specs = [get_spec(k) for k in keys]
     if params and not solvers:
         raise ValueError("--param sets the parameters of the extra columns: name their solver with --solvers")
-    open_specs = [spec for spec in specs if not spec.report]
+    open_specs = [spec for spec in specs if takes_extra_columns(spec)]
     if solvers is not None and open_specs:
         known = {c.solver for spec in open_specs for c in spec.configs}
         extra = [s for s in dict.fromkeys(solvers) if s not in known]
@@ -111,7 +122,7 @@ def split_keys(keys, datasets=None, solvers=None, params=None) -> list:
             raise ValueError(f"--param sets the parameters of the extra columns, and every solver of --solvers is "
                              f"already a column of {', '.join(spec.key for spec in open_specs)}")
         if extra:
-            specs = [spec if spec.report else extra_column(spec, extra, params) for spec in specs]
+            specs = [extra_column(spec, extra, params) if takes_extra_columns(spec) else spec for spec in specs]
     if datasets is not None:
         known = {d for spec in specs for _, d in spec.rows}
         unknown = sorted(set(datasets) - known)

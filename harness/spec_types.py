@@ -16,7 +16,10 @@ class Config:
     ``C_star_factor`` sets C* to that multiple of the data set's C, and ``sigma_factor`` /
     ``C_factor`` scale the Table 5 values (JMLR 2008 Table 9's grid). ``dataset_params`` maps a
     data set name to solver parameters that override ``params`` on that data set only (the
-    graph of LapSVM in JMLR 2008 Table 15).
+    graph of LapSVM in JMLR 2008 Table 15). ``extra`` marks a column added beside the paper's
+    (``reproduce --solvers``, :func:`harness.reproduce.extra_column`): the aggregates that compare
+    the columns with one another (the mean rank of JMLR 2008 Table 7) compare the paper's columns
+    among themselves, so an extra column leaves their values as they are.
     """
 
     label: str
@@ -24,6 +27,7 @@ class Config:
     params: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
     dataset_params: dict = field(default_factory=dict)
+    extra: bool = False
 
     def params_for(self, dataset: str) -> dict:
         """The solver's parameters on ``dataset``: ``params`` updated by ``dataset_params[dataset]``."""

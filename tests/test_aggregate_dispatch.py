@@ -64,3 +64,31 @@ def test_mean_and_rank_aggregates_on_synthetic_rows():
     one = [r if p.config == 0 else {"status": "failed"} for p, r in zip(planned, rows)]
     ranked = aggregate(dataclasses.replace(spec, aggregate="rank"), planned, one, {}, {})
     assert all(c.mean is None and "every method" in c.note for c in ranked)
+
+
+def test_an_extra_column_changes_no_rank_of_the_paper_columns():
+    """reproduce --solvers X on a rank table: the paper's columns keep the ranks they have among
+    themselves (on every problem they all solved, whatever X ran), and X gets the rank it takes
+    among them."""
+    paper = dataclasses.replace(_toy_spec(), aggregate="rank")
+    with_x = dataclasses.replace(paper, configs=paper.configs + (Config("X", "cccp", extra=True),))
+    err = {(0, 0): 0.1, (0, 1): 0.3, (0, 2): 0.2, (1, 0): 0.4, (1, 1): 0.2}  # X ran split 0 only
+    planned, _ = build_cells(with_x)
+    rows = [{"status": "done", "unlabeled_error": err[(p.cell.split, p.config)]} if (p.cell.split, p.config) in err
+            else {"status": "failed"} for p in planned]
+    ranked = {c.column: c for c in aggregate(with_x, planned, rows, {}, {})}
+    # A: ranks 1 (split 0) and 2 (split 1) among A, B; B: 2 and 1. X: 2 among A, B, X on split 0.
+    assert (ranked["A"].mean, ranked["A"].n) == (1.5, 2) and (ranked["B"].mean, ranked["B"].n) == (1.5, 2)
+    assert (ranked["X"].mean, ranked["X"].n) == (2.0, 1)
+    base_planned, _ = build_cells(paper)
+    base_rows = [{"status": "done", "unlabeled_error": err[(p.cell.split, p.config)]} for p in base_planned]
+    alone = {c.column: c for c in aggregate(paper, base_planned, base_rows, {}, {})}
+    assert all((alone[k].mean, alone[k].std, alone[k].n) == (ranked[k].mean, ranked[k].std, ranked[k].n) for k in "AB")
+
+
+def test_reproduce_adds_no_extra_column_to_the_kendall_table():
+    from s3vm_bench.harness.reproduce import split_keys
+
+    (table6, table7) = split_keys(["jmlr2008-table6", "jmlr2008-table7"], solvers=["svm_balanced"])
+    assert table6.configs == SPECS["jmlr2008-table6"].configs
+    assert [c.label for c in table7.configs if c.extra] == ["svm_balanced"]
