@@ -323,7 +323,12 @@ def quality_table() -> dict:
     for pname in problem_names():
         problem = None
         for sname in solver_names():
-            reason = skip_reason(sname, pname)
+            try:
+                reason = skip_reason(sname, pname)
+            except Exception as exc:  # noqa: BLE001 - a solver that cannot be loaded fails alone
+                runs[(sname, pname)] = {"status": "failed", "error": "".join(
+                    traceback.format_exception_only(type(exc), exc)).strip()}
+                continue
             if reason is not None:
                 runs[(sname, pname)] = {"status": "skipped", "reason": reason}
                 continue
