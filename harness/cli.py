@@ -182,7 +182,7 @@ def _add_compare_parser(sub) -> None:
     """Add ``compare``: a solver against the stored optima or certified lower bounds."""
     c = sub.add_parser("compare", help="a solver against the stored branch-and-bound optima")
     c.add_argument("solver", help=SOLVER_NAME_HELP)
-    c.add_argument("--datasets", nargs="+", default=["two_moons", "coil3"], metavar="SET",
+    c.add_argument("--datasets", nargs="+", default=list(commands.COMPARE_DEFAULT_SETS), metavar="SET",
                    help="reference sets (default: two_moons coil3), or g50c/text/uspst: against their stored "
                    "certified lower bounds (objective, bound, certified gap)")
     c.add_argument("--splits", type=positive_int, help="problems per set (default: all stored for the paper's count)")

@@ -315,7 +315,7 @@ def compare_command(args) -> int:
     try:
         folder = work_dir(args.out).compare
         check_writable_folder("--out:", folder)  # before any problem is solved
-        out = folder / f"{file_stem(args.solver)}.csv"
+        out = folder / compare_file_name(args.solver, args.datasets, args.splits, args.param)
         # One BLAS thread, as the grid runs its cells: the problems are small (see optima_build_command)
         # and the solver's time should not depend on how busy the machine's other cores are.
         with threadpool_limits(1):
@@ -568,6 +568,27 @@ def figure_data_command(args) -> int:
         return 2
     return 0
 
+
+
+#: The data sets ``compare`` runs on when ``--datasets`` is not given (see ``harness.cli``).
+COMPARE_DEFAULT_SETS = ("two_moons", "coil3")
+
+
+def compare_file_name(solver: str, datasets, splits=None, params=None) -> str:
+    """The CSV name of one ``compare`` run: the solver's :func:`file_stem`, then the data sets when
+    they are not the default ones, the number of problems per set when given, and the parameters
+    (``my.py_Class_g50c_3splits_n_rounds=5.csv``), so that runs that differ in what they measured
+    do not overwrite one another's table, and the same run writes the same file again."""
+    import re
+
+    parts = [file_stem(solver)]
+    if tuple(datasets) != COMPARE_DEFAULT_SETS:
+        parts.append("-".join(datasets))
+    if splits is not None:
+        parts.append(f"{int(splits)}splits")
+    if params:
+        parts.append(",".join(params))
+    return "_".join([parts[0]] + [re.sub(r"[^A-Za-z0-9_.=,-]+", "_", p) for p in parts[1:]]) + ".csv"
 
 
 def file_stem(spec: str) -> str:

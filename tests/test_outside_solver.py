@@ -100,11 +100,16 @@ def test_run_and_compare_take_a_solver_file_and_write_into_the_work_folder(solve
     rows = pd.read_csv(work_folder / "results" / "runs.csv")
     assert list(rows["solver"]) == [spec] and list(rows["status"]) == ["done"]
     assert main(["compare", spec, "--datasets", "two_moons", "--splits", "2", "--param", "rounds=1"]) == 0
-    with open(work_folder / "results" / "compare" / "my_solver.py_SelfTraining.csv") as f:
+    with open(work_folder / "results" / "compare" / "my_solver.py_SelfTraining_two_moons_2splits_rounds=1.csv") as f:
         table = list(csv.DictReader(f))
     assert [r["split"] for r in table] == ["0", "1"] and all(float(r["gap"]) >= -1e-9 for r in table)
     out = capsys.readouterr().out
     assert "per-problem table:" in out
+    # Another run (other parameters) writes its own table beside the first, not over it.
+    assert main(["compare", spec, "--datasets", "two_moons", "--splits", "1", "--param", "rounds=2"]) == 0
+    assert sorted(p.name for p in (work_folder / "results" / "compare").iterdir()) == [
+        "my_solver.py_SelfTraining_two_moons_1splits_rounds=2.csv",
+        "my_solver.py_SelfTraining_two_moons_2splits_rounds=1.csv"]
 
 
 def test_reproduce_adds_an_outside_solver_as_an_extra_column(solver_file, work_folder, no_shipped_table, capsys):
@@ -179,6 +184,19 @@ def test_asv_suite_takes_extra_solvers_from_the_environment(solver_file, monkeyp
     names = P.solver_names()
     assert names.count("svm") == 1 and names[-1] == spec
     assert P.skip_reason(spec, "two_moons") is None
+
+
+def test_an_asv_extra_solver_that_cannot_be_loaded_fails_alone(data_env, monkeypatch):
+    """One bad name in S3VM_ASV_SOLVERS is that solver's failed row; the others are still tracked."""
+    from benchmarks import _problems as P
+
+    monkeypatch.setattr(P, "problem_names", lambda: ["two_moons"])
+    monkeypatch.setattr(P, "solver_names", lambda: ["svm", "no_such_solver", "svm_balanced"])
+    monkeypatch.setenv(P.EXTRA_SOLVERS_ENV, "no_such_solver")
+    runs = P.quality_table()["runs"]
+    assert runs[("no_such_solver", "two_moons")]["status"] == "failed"
+    assert "unknown solver 'no_such_solver'" in runs[("no_such_solver", "two_moons")]["error"]
+    assert runs[("svm", "two_moons")]["status"] == runs[("svm_balanced", "two_moons")]["status"] == "done"
 
 
 def test_compare_names_the_problem_an_outside_solver_raised_on(tmp_path, work_folder, capsys):
