@@ -314,8 +314,8 @@ class Terminated(KeyboardInterrupt):
 
     Raised in the main thread by the handler :func:`main` installs, so that the command stops the
     way Ctrl-C stops it: the ``finally`` clauses of the runners kill the cells' processes and shut
-    the worker pools down (unlike Ctrl-C, these signals reach this process only, not its
-    children), and what was finished before is kept. The exit status is ``128 + signum``.
+    the worker pools down (``kill PID`` reaches this process only, not its children), and what was
+    finished before is kept. The exit status is ``128 + signum``.
     """
 
     def __init__(self, signum: int):
@@ -328,23 +328,33 @@ class Terminated(KeyboardInterrupt):
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def _raise_terminated(signum, frame):
-    # A second such signal, while the first one's clean-up runs, ends the process at once.
-    for other in STOP_SIGNALS:
-        signal.signal(other, signal.SIG_DFL)
-    raise Terminated(signum)
-
-
 @contextlib.contextmanager
 def _stop_signals_interrupt():
-    """While the command runs, SIGTERM and SIGHUP raise :class:`Terminated` (where they were left at
-    their default, which ends the process at once and leaves its children running). Only in the
-    main thread, where Python runs signal handlers."""
+    """While the command runs, SIGTERM and SIGHUP raise :class:`Terminated` where they were left at
+    their default, which ends the process at once and leaves its children running (an ignored
+    SIGHUP, under ``nohup``, stays ignored). Only in the main thread, where Python runs signal
+    handlers.
+
+    A process forked meanwhile (a cell's own process, a pool worker) inherits the handler; there it
+    restores the default action and ends its process by the same signal, as if no handler were set.
+    A second signal during the first one's clean-up ends the command at once.
+    """
     installed = {}
+    owner = os.getpid()
+
+    def handler(signum, frame):
+        for s, old in installed.items():
+            signal.signal(s, old)
+        if os.getpid() != owner:  # a forked child: the default action
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated(signum)
+
     if threading.current_thread() is threading.main_thread():
         for signum in STOP_SIGNALS:
             if signal.getsignal(signum) is signal.SIG_DFL:
-                installed[signum] = signal.signal(signum, _raise_terminated)
+                installed[signum] = signal.signal(signum, handler)
     try:
         yield
     finally:
@@ -379,8 +389,11 @@ def _report_interrupt(exc: KeyboardInterrupt) -> int:
         what, status = f"stopped by {name}", 128 + exc.signum
     else:
         what, status = "interrupted", 130
-    print(f"\n{what}: what was finished before is kept (cached cells, rows and files already written)",
-          file=sys.stderr)
+    try:
+        print(f"\n{what}: what was finished before is kept (cached cells, rows and files already written)",
+              file=sys.stderr)
+    except OSError:  # the terminal is gone (SIGHUP): nowhere to say it
+        pass
     return status
 
 
@@ -397,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with _stop_signals_interrupt():
             return _main(argv)
+    except KeyboardInterrupt as exc:  # before _main's own handling (while the arguments are parsed)
+        return _report_interrupt(exc)
     finally:
         warnings.formatwarning = default_format
 

@@ -60,11 +60,6 @@ def _child(conn, cell, time_limit, env):
     # Ctrl-C reaches the whole process group: the parent handles it (it kills this child on its way
     # out, run_isolated's ``finally``), so the child does not print a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A forked child inherits the command's SIGTERM/SIGHUP handler (harness.cli.main), which stops
-    # the command cleanly; the child itself just ends on them.
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
     os.environ.update(env or {})
     from threadpoolctl import threadpool_limits
 

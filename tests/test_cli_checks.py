@@ -111,6 +111,30 @@ def test_sigterm_stops_reproduce_and_the_processes_running_its_cells(extra, n_ce
         proc.wait()
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP") or sys.platform == "win32", reason="POSIX signals")
+def test_the_stop_handler_leaves_forked_children_and_an_ignored_sighup_alone():
+    """A process forked while a command runs (a pool worker) ends on SIGTERM as with no handler,
+    rather than raising the command's Terminated; a SIGHUP ignored by ``nohup`` stays ignored."""
+    import multiprocessing
+
+    from s3vm_bench.harness.cli import _stop_signals_interrupt
+
+    old_hup = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with _stop_signals_interrupt():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,))
+            child.start()
+            time.sleep(0.5)
+            child.terminate()  # SIGTERM
+            child.join(10)
+        assert child.exitcode == -signal.SIGTERM
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGHUP, old_hup)
+
+
 @pytest.mark.parametrize("name", ["afile", "new.txt"])
 def test_run_wants_a_csv_file_for_its_results(tmp_path, capsys, data_env, monkeypatch, name):
     monkeypatch.setenv("COUNTING_SVM_FILE", str(tmp_path / "calls"))
