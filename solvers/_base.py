@@ -289,6 +289,7 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
+        X_given = X
         X, y = self._validate_fit_input(X, y)
         labeled = self._labeled_mask(y)
         if not labeled.any():
@@ -331,9 +332,9 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
             self.coef_ = coefs
         else:
             self.dual_coef_ = coefs
-        # X is validated already: predicting through predict() would validate it again, as an array
-        # without the feature names of a DataFrame X, and warn that they are missing.
-        self.transduction_ = np.where(labeled, y, self._labels_of(self._outputs(X)))
+        # predict() of X as given (a subclass may define its own), not of the validated array, which
+        # has lost a DataFrame's column names (predict would warn that they are missing).
+        self.transduction_ = np.where(labeled, y, self.predict(X_given))
         return self
 
     # ----------------------------------------------------------------- predict
