@@ -101,13 +101,14 @@ def _loky(todo, n_jobs, time_limit, env):
 def _dask(todo, n_jobs, scheduler, time_limit, env):
     """Run the cells on a dask.distributed cluster (``scheduler``, or a local one of ``n_jobs`` workers).
 
-    A cell whose worker dies -- a crash, or the watchdog of :func:`harness.isolate.wall_guard` on a
+    A cell whose workers die -- a crash, or the watchdog of :func:`harness.isolate.wall_guard` on a
     cell past its time limit (a dask worker runs the cell in a thread, where the cell's alarm cannot
-    stop it) -- ends with dask's ``KilledWorker``; that cell then runs again alone in a process of its
-    own on this machine (:func:`harness.isolate.run_isolated`), where its hang is a ``timeout`` row
-    and its death a ``failed`` row naming the signal, as with the other backends. The local cluster
-    does not retry a task whose worker died (``allowed_failures=0``: a retry would only repeat the
-    hang); a cluster at ``scheduler`` retries as it is configured to.
+    stop it) -- ends with dask's ``KilledWorker`` once the scheduler stops retrying it; that cell then
+    runs again alone in a process of its own on this machine (:func:`harness.isolate.run_isolated`),
+    where its hang is a ``timeout`` row and its death a ``failed`` row naming the signal, as with the
+    other backends. The local cluster retries a task whose worker died once (``allowed_failures=1``:
+    a cell waiting on a worker that another cell killed runs again elsewhere, and a cell that kills
+    its workers is given up after two); a cluster at ``scheduler`` retries as it is configured to.
     """
     try:
         from distributed import Client, KilledWorker, LocalCluster, as_completed
@@ -121,7 +122,7 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
         # worker killed at shutdown) are not the user's concern; what befalls a cell is its row.
         cluster = LocalCluster(n_workers=n_jobs if n_jobs > 0 else (os.cpu_count() or 1), threads_per_worker=1,
                                processes=True, dashboard_address=None, host="127.0.0.1", silence_logs=logging.ERROR,
-                               scheduler_kwargs={"allowed_failures": 0})
+                               scheduler_kwargs={"allowed_failures": 1})
     if cluster is not None or isinstance(scheduler, Client):
         client = scheduler if isinstance(scheduler, Client) else Client(cluster)
     else:
@@ -138,8 +139,9 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
             try:
                 yield fut.result()
             except KilledWorker:
-                warnings.warn(f"the dask worker running {cell.solver} on {cell.dataset} split {cell.split} died; the "
-                              "cell runs again alone in a process of its own", RuntimeWarning, stacklevel=3)
+                warnings.warn(f"the dask workers running {cell.solver} on {cell.dataset} split {cell.split} died (a "
+                              "crash, or the cell's time limit); the cell runs again alone in a process of its own "
+                              "on this machine", RuntimeWarning, stacklevel=3)
                 yield cell, run_isolated(cell, time_limit, env)
             except Exception as exc:  # the cluster could not run the cell at all; the run goes on
                 yield cell, death_row(cell, "failed", f"dask: {type(exc).__name__}: {exc}", 0.0)

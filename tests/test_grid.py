@@ -1,7 +1,6 @@
 """The grid runner: cache and resume, failures and time limits, joblib and dask backends."""
 
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -566,20 +565,17 @@ def test_dask_backend_matches_the_default_backend(data_env, tmp_path, monkeypatc
 
 def test_a_dask_cell_that_hangs_or_kills_its_worker_is_a_timeout_or_a_failure(data_env, tmp_path):
     """On dask a cell runs in a worker's thread, where its alarm cannot stop it: past its limit the
-    worker's watchdog ends the worker. The cell is not retried on the cluster; it runs again alone
-    in a process of its own and its hang is recorded as a timeout (a death as a failure naming the
+    worker's watchdog ends the worker. Once the cluster gives the cell up, it runs again alone in a
+    process of its own and its hang is recorded as a timeout (a death as a failure naming the
     signal), as on the other backends -- not as dask's KilledWorker."""
     pytest.importorskip("distributed", reason="dask.distributed is a test extra")
     cells = [Cell("toy", "2moons", "svm", 0, n_splits=2),
              Cell("toy", "2moons", "tests._bad_solvers:Sleeper", 0, n_splits=2),
              Cell("toy", "2moons", "tests._bad_solvers:Killer", 0, n_splits=2, settings={"C": 13.0})]
-    t0 = time.perf_counter()
-    with pytest.warns(RuntimeWarning, match="the dask worker running .* died"):
+    with pytest.warns(RuntimeWarning, match="the dask workers running .* died"):
         rows = run_cells(cells, tmp_path / "cache", backend="dask", n_jobs=2, time_limit=2.0, progress=False)
     assert [r["status"] for r in rows] == ["done", "timeout", "failed"], [r.get("error") for r in rows]
     assert "time limit" in rows[1]["error"] and "SIGKILL" in rows[2]["error"]
-    # One limit on the cluster and one alone, plus the cluster's start: not the 4 tries of dask's default.
-    assert time.perf_counter() - t0 < 25
 
 
 def test_a_malformed_dask_scheduler_address_names_the_option(tmp_path):
