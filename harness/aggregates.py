@@ -37,12 +37,12 @@ def _aggregate_mean(a: _AggregateInput) -> list[ReportCell]:
 
 
 def _aggregate_rank(a: _AggregateInput) -> list[ReportCell]:
-    """Mean rank of each configuration over the (data set, split) problems every configuration
-    solved (rank 1 = lowest metric; ties share the mean rank, ``scipy.stats.rankdata``).
+    """Mean rank of each of the paper's configurations over the (data set, split) problems all of
+    them solved (rank 1 = lowest metric; ties share the mean rank, ``scipy.stats.rankdata``).
 
-    The paper's columns are ranked among themselves; an extra column (``Config.extra``) gets the
-    mean rank it takes among the paper's columns and itself, on the problems all of them solved,
-    so that adding it changes no value of the paper's columns."""
+    An extra column (``Config.extra``) gets the mean rank it takes among the paper's columns and
+    itself, on the problems all of them solved, so that adding it changes no value of the paper's
+    columns."""
     from scipy.stats import rankdata
 
     spec = a.spec

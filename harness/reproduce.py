@@ -115,6 +115,14 @@ def split_keys(keys, datasets=None, solvers=None, params=None) -> list:
     if params and not solvers:
         raise ValueError("--param sets the parameters of the extra columns: name their solver with --solvers")
     open_specs = [spec for spec in specs if takes_extra_columns(spec)]
+    if solvers is not None and not open_specs:
+        known = {c.solver for spec in specs for c in spec.configs}
+        extra = [s for s in dict.fromkeys(solvers) if s not in known]
+        if extra or params:
+            raise ValueError(f"{', '.join(keys)} take(s) no extra column (a report of its own, or Kendall's tau "
+                             f"across the paper's methods): --solvers {' '.join(extra) or '...'} "
+                             f"{'and --param ' if params else ''}would run nothing; add a table that takes one, "
+                             "e.g. jmlr2008-table8")
     if solvers is not None and open_specs:
         known = {c.solver for spec in open_specs for c in spec.configs}
         extra = [s for s in dict.fromkeys(solvers) if s not in known]

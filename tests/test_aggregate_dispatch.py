@@ -92,3 +92,13 @@ def test_reproduce_adds_no_extra_column_to_the_kendall_table():
     (table6, table7) = split_keys(["jmlr2008-table6", "jmlr2008-table7"], solvers=["svm_balanced"])
     assert table6.configs == SPECS["jmlr2008-table6"].configs
     assert [c.label for c in table7.configs if c.extra] == ["svm_balanced"]
+
+
+@pytest.mark.parametrize("keys, kw", [(["jmlr2008-table6"], {"solvers": ["svm_balanced"]}),
+                                      (["jmlr2008-table6"], {"solvers": ["cccp"], "params": {"C": 2.0}}),
+                                      (["icml2013-table2"], {"solvers": ["svm_balanced"]})])
+def test_an_extra_solver_for_tables_that_take_none_is_refused(keys, kw):
+    from s3vm_bench.harness.reproduce import split_keys
+
+    with pytest.raises(ValueError, match=r"take\(s\) no extra column .* would run nothing; add a table that takes one"):
+        split_keys(keys, **kw)
