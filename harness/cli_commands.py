@@ -578,22 +578,48 @@ def compare_file_name(solver: str, datasets, splits=None, params=None) -> str:
     """The CSV name of one ``compare`` run: the solver's :func:`file_stem`, then the data sets when
     they are not the default ones, the number of problems per set when given, and the parameters
     (``my.py_Class_g50c_3splits_n_rounds=5.csv``), so that runs that differ in what they measured
-    do not overwrite one another's table, and the same run writes the same file again."""
-    import re
+    do not overwrite one another's table, and the same run writes the same file again.
 
-    parts = [file_stem(solver)]
-    if tuple(datasets) != COMPARE_DEFAULT_SETS:
-        parts.append("-".join(datasets))
+    Data sets and parameters are sorted (their order does not change the run). Where making the
+    text a file name changed it, or the name would be long, a digest of the whole text tells apart
+    runs whose names would otherwise meet.
+    """
+    import hashlib
+    import json
+
+    from s3vm_bench.data_registry import get_spec
+
+    from .run import parse_params
+
+    def own_name(name):  # an alias (pcmac) under the set's own name; compare refuses unknown ones
+        try:
+            return get_spec(name).name
+        except (KeyError, ValueError):
+            return name
+
+    sets = sorted(own_name(d) for d in datasets)
+    parsed = parse_params(params)
+    parts = [] if sets == sorted(COMPARE_DEFAULT_SETS) else ["-".join(sets)]
     if splits is not None:
         parts.append(f"{int(splits)}splits")
-    if params:
-        parts.append(",".join(params))
-    return "_".join([parts[0]] + [re.sub(r"[^A-Za-z0-9_.=,-]+", "_", p) for p in parts[1:]]) + ".csv"
+    if parsed:
+        parts.append(",".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in sorted(parsed.items())))
+    text = "_".join(parts)
+    safe = _file_safe(text, keep="=,")
+    if safe != text or len(safe) > 100:
+        safe = safe[:100] + "_" + hashlib.sha256(text.encode()).hexdigest()[:10]
+    return file_stem(solver) + ("_" + safe if safe else "") + ".csv"
+
+
+def _file_safe(text: str, keep: str = "") -> str:
+    """``text`` with every run of characters other than letters, digits, ``_.-`` and ``keep``
+    replaced by one ``_``."""
+    import re
+
+    return re.sub(rf"[^A-Za-z0-9_.{re.escape(keep)}-]+", "_", text)
 
 
 def file_stem(spec: str) -> str:
     """A file name for a solver spec (``path/to/my.py:Class`` -> ``my.py_Class``)."""
-    import re
-
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(spec.replace("\\", "/")).name).strip("._") or "solver"
+    return _file_safe(Path(spec.replace("\\", "/")).name).strip("._") or "solver"
 

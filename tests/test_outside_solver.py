@@ -112,6 +112,17 @@ def test_run_and_compare_take_a_solver_file_and_write_into_the_work_folder(solve
         "my_solver.py_SelfTraining_two_moons_2splits_rounds=1.csv"]
 
 
+def test_compare_table_names_tell_runs_apart_and_ignore_order():
+    from s3vm_bench.harness.cli_commands import compare_file_name as name
+
+    assert name("a/my.py:S", ["coil3", "two_moons"]) == name("a/my.py:S", ["two_moons", "coil3"]) == "my.py_S.csv"
+    assert name("newton", ["g50c"], 3, ["b=2", "a=1"]) == name("newton", ["g50c"], 3, ["a=1", "b=2"])
+    assert name("newton", ["pcmac"]) == name("newton", ["text"]) == "newton_text.csv"
+    assert name("newton", ["coil3"], None, ["p=x/y"]) != name("newton", ["coil3"], None, ["p=x_y"])
+    long = name("newton", ["coil3"], None, [f"p{i}={'x' * 40}" for i in range(9)])
+    assert len(long) < 160 and long != name("newton", ["coil3"], None, [f"p{i}={'y' * 40}" for i in range(9)])
+
+
 def test_reproduce_adds_an_outside_solver_as_an_extra_column(solver_file, work_folder, no_shipped_table, capsys):
     spec = f"{solver_file}:SelfTraining"
     args = ["reproduce", "nips2006-table1", "--quick", "--splits", "1", "--solvers", spec, "--param", "rounds=1",
