@@ -49,9 +49,13 @@ def test_the_table_is_a_spec_of_the_one_runner_with_one_cell_per_data_set_and_sp
         ("icml2013-table2", "s3vm_path", "{}")}
     assert sorted({p.cell.split for p in planned}) == list(range(10))
     assert len({p.cell.key() for p in planned}) == 100
-    # --solvers never adds a column to it: one cell runs every method
-    (same,) = split_keys([KEY], solvers=["newton"])
+    # --solvers never adds a column to it (one cell runs every method): asked alone, it is refused
+    (same,) = split_keys([KEY], solvers=["s3vm_path"])
     assert same.configs == spec.configs
+    with pytest.raises(ValueError, match="take\\(s\\) no extra column"):
+        split_keys([KEY], solvers=["newton"])
+    (same, table8) = split_keys([KEY, "jmlr2008-table8"], solvers=["lapsvm"])
+    assert same.configs == spec.configs and table8.configs[-1].label == "lapsvm"
     with pytest.raises(ValueError, match="not a row of"):
         split_keys([KEY], datasets=["g50c"])
 
