@@ -104,7 +104,7 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
     A cell whose workers die -- a crash, or the watchdog of :func:`harness.isolate.wall_guard` on a
     cell past its time limit (a dask worker runs the cell in a thread, where the cell's alarm cannot
     stop it) -- ends with dask's ``KilledWorker`` once the scheduler stops retrying it; that cell then
-    runs again alone in a process of its own on this machine (:func:`harness.isolate.run_isolated`),
+    runs again alone in a child process of the command (:func:`harness.isolate.run_isolated`),
     where its hang is a ``timeout`` row and its death a ``failed`` row naming the signal, as with the
     other backends. The local cluster retries a task whose worker died once (``allowed_failures=1``:
     a cell waiting on a worker that another cell killed runs again elsewhere, and a cell that kills
@@ -140,8 +140,8 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
                 yield fut.result()
             except KilledWorker:
                 warnings.warn(f"the dask workers running {cell.solver} on {cell.dataset} split {cell.split} died (a "
-                              "crash, or the cell's time limit); the cell runs again alone in a process of its own "
-                              "on this machine", RuntimeWarning, stacklevel=3)
+                              "crash, or the cell's time limit); the cell runs again alone in a child process of "
+                              "this command", RuntimeWarning, stacklevel=3)
                 yield cell, run_isolated(cell, time_limit, env)
             except Exception as exc:  # the cluster could not run the cell at all; the run goes on
                 yield cell, death_row(cell, "failed", f"dask: {type(exc).__name__}: {exc}", 0.0)
