@@ -343,10 +343,6 @@ class BaseS3VM(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "binary_fits_")
         X = validate_data(self, X, accept_sparse="csr" if self._accepts_sparse else False,
                           dtype=np.float64, reset=False)
-        return self._outputs(X)
-
-    def _outputs(self, X):
-        """:meth:`decision_function` of an X validated already."""
         if self.kernel == "linear":
             F = X @ self.coef_.T
         else:
