@@ -22,6 +22,8 @@ from pathlib import Path
 
 from s3vm_bench import PACKAGES, import_name, project_name
 
+from .protocol import PROTOCOL_PARAMS, check_solver_params
+
 __all__ = ["Cell", "cell_key", "solver_version", "declared_versions", "data_digest", "source_closure", "code_text",
            "solver_source_hash", "check_solver_params", "PROTOCOL_MODULES", "PROTOCOL_SOLVERS", "PROTOCOL_PARAMS"]
 
@@ -281,48 +283,6 @@ def data_digest(dataset: str) -> str:
         h.update(name.encode() + b"\0" + str(entries.get(name, ("", None))[0]).encode() + b"\0")
     return h.hexdigest() if spec.files else ""
 
-
-#: Solver parameters the protocol sets itself for every solver (JMLR 2008 Sec. 5.2: one kernel,
-#: one C and C*, the balance target r): passed as a solver's own parameter they would make the
-#: solver train on values other than those the protocol's objective and the stored row use.
-PROTOCOL_PARAMS = ("kernel", "sigma", "C", "C_star", "r")
-
-
-def check_solver_params(params, solver_cls=None) -> dict:
-    """``params`` as a dict; ValueError if it sets one of :data:`PROTOCOL_PARAMS` or, with
-    ``solver_cls``, a name that is not one of that estimator's parameters (``get_params``) or a
-    value its ``check_params`` (:meth:`solvers.base.BaseS3VM.check_params`) refuses."""
-    params = dict(params or {})
-    shared = [k for k in PROTOCOL_PARAMS if k in params]
-    if shared:
-        raise ValueError(f"solver parameter(s) {', '.join(shared)} are the protocol's, the same for every solver "
-                         "(the objective and the stored row use them): set them as protocol settings (`s3vm-bench run "
-                         "--kernel/--sigma/--C/--C-star/--r-mode`, a spec's settings), not as solver parameters")
-    if solver_cls is not None:
-        default = _checked_call(solver_cls, f"{solver_cls.__name__}()")
-        known = set(default.get_params(deep=False)) if hasattr(default, "get_params") else set(params)
-        unknown = sorted(k for k in params if k not in known)
-        if unknown:
-            settable = sorted(known - set(PROTOCOL_PARAMS))
-            raise ValueError(f"{solver_cls.__name__} has no parameter {', '.join(map(repr, unknown))}; its parameters "
-                             f"are {', '.join(settable) or 'none besides the protocol settings'}")
-        call = f"{solver_cls.__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
-        estimator = _checked_call(lambda: solver_cls(**params), call)
-        if callable(getattr(estimator, "check_params", None)):
-            # A bad value fails here, not in every split's fit.
-            _checked_call(estimator.check_params, f"{call}.check_params()")
-    return params
-
-
-def _checked_call(func, call: str):
-    """``func()``; a ValueError or TypeError passes through, any other exception (a solver's own
-    bug, e.g. in an outside solver's constructor) becomes a ValueError naming ``call`` and it."""
-    try:
-        return func()
-    except (ValueError, TypeError):
-        raise
-    except Exception as exc:
-        raise ValueError(f"{call} raised {type(exc).__name__}: {exc}") from None
 
 
 @dataclass(frozen=True)

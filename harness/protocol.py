@@ -26,13 +26,14 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
+from s3vm_bench import did_you_mean
 from s3vm_bench.data_registry import Dataset, Split, derive_seed
 from s3vm_bench.solvers.batch import run_together
 from s3vm_bench.solvers.numerics import (SEARCH_MAX_ITER, SEARCH_XTOL, check_positive, check_r, dichotomic_search,
                                          estimate_r, exact_r, gaussian_kernel, kernel_newton, l2svm_mfn, linear_kernel,
                                          n_positive, threshold_shift, threshold_to_count)
 
-__all__ = ["JMLR2008_TABLE5", "ProtocolSettings", "BinaryResult", "SplitResult", "protocol_objective",
+__all__ = ["JMLR2008_TABLE5", "PROTOCOL_PARAMS", "ProtocolSettings", "check_solver_params", "BinaryResult", "SplitResult", "protocol_objective",
            "run_split", "fit_binary_problems", "break_ties"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
@@ -73,7 +74,8 @@ class ProtocolSettings:
     def for_dataset(cls, name: str, **overrides) -> "ProtocolSettings":
         """JMLR 2008 Table 5 values for ``name`` (Gaussian kernel, C* = C), with overrides."""
         if name not in JMLR2008_TABLE5 and not {"sigma", "C"} <= overrides.keys():
-            raise ValueError(f"JMLR 2008 Table 5 has no hyperparameters for {name!r}; pass sigma and C")
+            raise ValueError(f"JMLR 2008 Table 5 has no hyperparameters for {name!r} (its data sets: "
+                             f"{', '.join(JMLR2008_TABLE5)}); pass sigma and C.{did_you_mean(name, JMLR2008_TABLE5)}")
         sigma, C = JMLR2008_TABLE5.get(name, (None, None))
         kw = {"sigma": sigma, "C": C} | overrides
         return cls(**kw)
@@ -349,6 +351,9 @@ def _check_inputs(solver_cls, params, ds, split, settings) -> None:
     """TypeError naming the first argument of :func:`run_split` of the wrong kind."""
     from s3vm_bench.solvers import check_solver_class
 
+    if isinstance(solver_cls, str):
+        raise TypeError(f"solver_cls must be an estimator class, got the name {solver_cls!r}: pass "
+                        f"s3vm_bench.solvers.get_solver({solver_cls!r})")
     check_solver_class(solver_cls, getattr(solver_cls, "__name__", repr(solver_cls)))
     for name, value, kind, hint in (("params", params, dict, "a dict of solver parameters ({} for none)"),
                                     ("ds", ds, Dataset, "a Dataset (data_registry.load_dataset)"),
@@ -356,6 +361,52 @@ def _check_inputs(solver_cls, params, ds, split, settings) -> None:
                                     ("settings", settings, ProtocolSettings, "ProtocolSettings (e.g. .for_dataset)")):
         if not isinstance(value, kind):
             raise TypeError(f"{name} must be {hint}, got {type(value).__name__}")
+    # The protocol's settings are not solver parameters (the objective is scored with the
+    # settings), and a name the solver does not have is named with the ones it has.
+    check_solver_params(params, solver_cls)
+
+
+#: Solver parameters the protocol sets itself for every solver (JMLR 2008 Sec. 5.2: one kernel,
+#: one C and C*, the balance target r): passed as a solver's own parameter they would make the
+#: solver train on values other than those the protocol's objective and the stored row use.
+PROTOCOL_PARAMS = ("kernel", "sigma", "C", "C_star", "r")
+
+
+def check_solver_params(params, solver_cls=None) -> dict:
+    """``params`` as a dict; ValueError if it sets one of :data:`PROTOCOL_PARAMS` or, with
+    ``solver_cls``, a name that is not one of that estimator's parameters (``get_params``) or a
+    value its ``check_params`` (:meth:`solvers.base.BaseS3VM.check_params`) refuses."""
+    params = dict(params or {})
+    shared = [k for k in PROTOCOL_PARAMS if k in params]
+    if shared:
+        raise ValueError(f"solver parameter(s) {', '.join(shared)} are the protocol's, the same for every solver "
+                         "(the objective and the stored row use them): set them as protocol settings (`s3vm-bench run "
+                         "--kernel/--sigma/--C/--C-star/--r-mode`, a spec's settings), not as solver parameters")
+    if solver_cls is not None:
+        default = _checked_call(solver_cls, f"{solver_cls.__name__}()")
+        known = set(default.get_params(deep=False)) if hasattr(default, "get_params") else set(params)
+        unknown = sorted(k for k in params if k not in known)
+        if unknown:
+            settable = sorted(known - set(PROTOCOL_PARAMS))
+            raise ValueError(f"{solver_cls.__name__} has no parameter {', '.join(map(repr, unknown))}; its parameters "
+                             f"are {', '.join(settable) or 'none besides the protocol settings'}")
+        call = f"{solver_cls.__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+        estimator = _checked_call(lambda: solver_cls(**params), call)
+        if callable(getattr(estimator, "check_params", None)):
+            # A bad value fails here, not in every split's fit.
+            _checked_call(estimator.check_params, f"{call}.check_params()")
+    return params
+
+
+def _checked_call(func, call: str):
+    """``func()``; a ValueError or TypeError passes through, any other exception (a solver's own
+    bug, e.g. in an outside solver's constructor) becomes a ValueError naming ``call`` and it."""
+    try:
+        return func()
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:
+        raise ValueError(f"{call} raised {type(exc).__name__}: {exc}") from None
 
 
 def _check_split(split: Split, ds: Dataset):
@@ -445,9 +496,20 @@ def fit_binary_problems(solver_cls, params: dict, ds: Dataset, split: Split, set
     for (k, y_pm, r, _), (est, unl_out, test_out, secs, d_iter, search) in zip(jobs, fitted):
         obj = protocol_objective(X_tr[:n_lab], y_pm[:n_lab], X_tr[n_lab:], unl_out, settings, gram)
         binaries.append(BinaryResult(int(k), obj, r, n_positive(unl.size, r), int(np.sum(unl_out > 0)), secs,
-                                     int(np.sum(getattr(est, "n_iter_", 0))), ";".join(getattr(est, "stop_reason_", []) or []),
+                                     int(np.sum(getattr(est, "n_iter_", 0))), _stop_reason_text(est),
                                      unl_out, test_out, d_iter, search))
     return binaries, fit_seconds
+
+
+def _stop_reason_text(est) -> str:
+    """A fitted estimator's ``stop_reason_`` as one text: a str as it is, a list (one per binary
+    problem of a one-versus-rest fit) joined with ``;``."""
+    reason = getattr(est, "stop_reason_", None)
+    if reason is None:
+        return ""
+    if isinstance(reason, str):
+        return reason
+    return ";".join(str(r) for r in reason)
 
 
 def _search_notes(est) -> dict:

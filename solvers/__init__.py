@@ -12,10 +12,11 @@ under the entry-point group ``s3vm_bench.solvers``.
 from __future__ import annotations
 
 import importlib
+import inspect
 
 from s3vm_bench import did_you_mean, import_name
 
-__all__ = ["REGISTRY", "ENTRY_POINT_GROUP", "get_solver", "available_solvers", "check_solver_class"]
+__all__ = ["REGISTRY", "ENTRY_POINT_GROUP", "BALANCE_RULES", "get_solver", "available_solvers", "check_solver_class"]
 
 #: short name -> "module:Class" (modules relative to this package).
 REGISTRY: dict[str, str] = {
@@ -92,6 +93,11 @@ def _script_hint(exc: BaseException) -> str:
     return ""
 
 
+#: The values of a solver's class attribute ``balance`` (:mod:`solvers.base`): none, the harness's
+#: threshold shift, the dichotomic search on r~ of the mean-output constraint, eq. 12 at r~ = r only.
+BALANCE_RULES = (None, "threshold", "mean_output", "soft")
+
+
 def check_solver_class(cls, name: str):
     """``cls`` if it can be run by the protocol: a class with ``fit`` and one of ``decision_function``,
     ``predict_proba`` or ``predict``; TypeError naming ``name`` and what is missing otherwise."""
@@ -103,6 +109,13 @@ def check_solver_class(cls, name: str):
     if missing:
         raise TypeError(f"solver {name!r} ({cls.__module__}.{cls.__qualname__}) has no {' and no '.join(missing)}: "
                         "a solver is a scikit-learn classifier whose fit takes y == -1 for unlabeled points")
+    balance = getattr(cls, "balance", None)
+    if balance not in BALANCE_RULES:
+        raise ValueError(f"solver {name!r}: balance = {balance!r} is not a balance rule; set it to one of "
+                         f"{', '.join(map(repr, BALANCE_RULES[1:]))}, or leave it out (no balance)")
+    if balance == "mean_output" and "r_tilde" not in inspect.signature(cls).parameters:
+        raise TypeError(f"solver {name!r}: balance = 'mean_output' needs an r_tilde constructor parameter (the "
+                        "threshold the dichotomic search sets, JMLR 2008 eq. 12); add it, or use balance = 'threshold'")
     return cls
 
 

@@ -233,8 +233,14 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
     r = float(r0)
     it = 0
     for it in range(1, max_iter + 1):
-        outputs, payload = solve(r)
+        returned = solve(r)
+        if not (isinstance(returned, tuple) and len(returned) == 2):
+            raise TypeError(f"solve(r_tilde) must return a pair (outputs, payload): the unlabeled outputs and what to "
+                            f"keep with them (None if nothing), got {type(returned).__name__}")
+        outputs, payload = returned
         outputs = np.asarray(outputs, dtype=float)
+        if outputs.ndim != 1:
+            raise ValueError(f"solve(r_tilde) must return 1-D outputs, one per unlabeled point, got shape {outputs.shape}")
         if target > outputs.size:
             raise ValueError(f"target = {target} positives asked of {outputs.size} unlabeled outputs: the target is "
                              "round(u r) over the outputs solve returns")

@@ -499,7 +499,7 @@ def test_run_split_names_an_argument_of_the_wrong_kind():
     split = jmlr2008_splits(ds, n_splits=1, n_labeled=2)[0]
     settings = ProtocolSettings(kernel="rbf", sigma=0.5, C=10.0, C_star=10.0)
     for args, message in (((SVM(), {}, ds, split, settings), "is a SVM, not a class"),
-                          (("svm", {}, ds, split, settings), "is a str, not a class"),
+                          (("svm", {}, ds, split, settings), r"got the name .svm.: pass s3vm_bench.solvers.get_solver"),
                           ((SVM, None, ds, split, settings), "params must be a dict of solver parameters"),
                           ((SVM, {}, "two_moons", split, settings), "ds must be a Dataset"),
                           ((SVM, {}, ds, [split], settings), "split must be a Split"),
@@ -607,3 +607,54 @@ def test_protocol_objective_refuses_outputs_it_cannot_score():
     for y_lab, out, kw, match in cases:
         with pytest.raises(ValueError, match=match):
             protocol_objective(X[:4], y_lab, X[4:], out, settings, **kw)
+
+
+def _moons_run():
+    from s3vm_bench.data_registry import jmlr2008_splits, two_moons
+
+    ds = two_moons(seed=3)
+    return ds, jmlr2008_splits(ds, n_labeled=2)[0], ProtocolSettings.for_dataset("2moons")
+
+
+def test_a_str_stop_reason_is_kept_whole():
+    class Reasoned(SVM):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.stop_reason_ = "converged"
+            return self
+
+    ds, split, st = _moons_run()
+    assert run_split(Reasoned, {}, ds, split, st).binary[0].stop_reason == "converged"
+
+
+@pytest.mark.parametrize("params, match", [({"sigma": 1.0}, "are the protocol's"), ({"C": 0.01}, "are the protocol's"),
+                                           ({"r": 0.9}, "are the protocol's"),
+                                           ({"foo": 1}, r"SVM has no parameter 'foo'; its parameters are")])
+def test_run_split_refuses_the_protocol_settings_and_unknown_names_as_solver_parameters(params, match):
+    """The objective is scored with the settings: a solver trained with other ones would be scored
+    on a problem it did not solve (as compare and reproduce refuse)."""
+    ds, split, st = _moons_run()
+    with pytest.raises(ValueError, match=match):
+        run_split(SVM, params, ds, split, st)
+
+
+def test_a_balance_rule_that_cannot_be_followed_is_refused():
+    from s3vm_bench.solvers import check_solver_class
+
+    class Typo(SVM):
+        balance = "treshold"
+
+    class MeanNoRt(SVM):
+        balance = "mean_output"
+
+    with pytest.raises(ValueError, match="balance = 'treshold' is not a balance rule"):
+        check_solver_class(Typo, "Typo")
+    with pytest.raises(TypeError, match="'mean_output' needs an r_tilde constructor parameter"):
+        check_solver_class(MeanNoRt, "MeanNoRt")
+
+
+def test_dichotomic_search_refuses_what_solve_cannot_return():
+    with pytest.raises(TypeError, match=r"must return a pair \(outputs, payload\)"):
+        dichotomic_search(lambda r: np.ones(5) * (r - 0.5), 2, r0=0.5)
+    with pytest.raises(ValueError, match="1-D outputs"):
+        dichotomic_search(lambda r: (np.ones((5, 2)) * (r - 0.5), None), 2, r0=0.5)
