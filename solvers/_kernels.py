@@ -23,6 +23,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from s3vm_bench import is_real
+
 from ._validation import check_kernel_matrix, check_positive, check_symmetric_kernel
 
 __all__ = [
@@ -175,6 +177,10 @@ def _unlabeled_index(unlabeled, n: int) -> np.ndarray:
         if u.ndim != 1 or (u.size and not np.issubdtype(u.dtype, np.integer)):
             raise ValueError("unlabeled must be a boolean mask or a 1-D array of integer indices")
         idx = np.unique(u.astype(np.intp))
+        if idx.size != u.size:
+            raise ValueError(f"unlabeled indices repeat ({u.size - idx.size} repeats among {u.size}): pass each "
+                             "unlabeled index once, or a boolean mask of shape (n,) (an integer 0/1 mask is read "
+                             "as indices)")
         if idx.size and (idx[0] < 0 or idx[-1] >= n):
             raise ValueError(f"unlabeled indices must lie in [0, {n})")
     if idx.size == 0:
@@ -372,6 +378,9 @@ def kernel_pca_map(K, method: str = "eigh", rtol: float | None = None):
     pca_map : KernelPCAMap
         ``pca_map.transform(K_new)`` maps new points.
     """
+    if rtol is not None and (not is_real(rtol) or not 0.0 <= float(rtol) < 1.0):
+        raise ValueError(f"rtol must be a number in [0, 1) (eigenvalues below rtol * the largest are dropped) or "
+                         f"None, got {rtol!r}")
     K = check_symmetric_kernel(K)
     n = K.shape[0]
     if method == "eigh":

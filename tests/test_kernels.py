@@ -222,3 +222,22 @@ def test_centering_and_the_feature_map_refuse_a_kernel_that_is_not_symmetric():
             call()
     Z, _ = kernel_pca_map(K)
     np.testing.assert_allclose(Z @ Z.T, K, atol=1e-10)  # the symmetric kernel is accepted as before
+
+
+@pytest.mark.parametrize("rtol", [-1.0, 1.0, 2, "0.1", np.nan])
+def test_kernel_pca_map_refuses_an_rtol_outside_0_1(rtol):
+    from s3vm_bench.solvers.numerics import kernel_pca_map
+
+    K = gaussian_kernel(np.random.default_rng(0).normal(size=(10, 2)), sigma=1.0)
+    with pytest.raises(ValueError, match=r"rtol must be a number in \[0, 1\)"):
+        kernel_pca_map(K, rtol=rtol)
+
+
+def test_centering_refuses_a_01_integer_mask_read_as_repeated_indices():
+    from s3vm_bench.solvers.numerics import center_kernel
+
+    K = gaussian_kernel(np.random.default_rng(0).normal(size=(6, 2)), sigma=1.0)
+    mask01 = np.array([0, 0, 1, 1, 1, 1])
+    with pytest.raises(ValueError, match=r"unlabeled indices repeat .*\(an integer 0/1 mask is read as indices\)"):
+        center_kernel(K, mask01)
+    np.testing.assert_array_equal(center_kernel(K, mask01.astype(bool))[0], center_kernel(K, np.arange(2, 6))[0])
