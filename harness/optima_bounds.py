@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from s3vm_bench import is_int
 from s3vm_bench.solvers.numerics import check_positive
 
 from .optima_store import (BOUND_RUNS_TABLE, BOUND_SETS, _check_bound_set, _closure_sha, check_only, load_bounds,
@@ -34,6 +35,8 @@ def bound_problems(dataset: str, i: int):
     import dataclasses
 
     _check_bound_set(dataset)
+    if not is_int(i) or i < 0:
+        raise ValueError(f"the split index must be an integer >= 0, got {i!r}")
     ds = load_dataset(dataset)
     splits = jmlr2008_splits(ds, n_splits=int(i) + 1)
     if not 0 <= int(i) < len(splits):
@@ -79,6 +82,7 @@ def table8_rows(dataset: str) -> list:
     from .reproduce import build_cells
     from .specs import get_spec
 
+    _check_bound_set(dataset)
     path = SHIPPED_RESULTS / BOUND_RUNS_TABLE / f"{dataset}.csv"
     if not path.is_file():
         return []

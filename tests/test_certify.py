@@ -543,3 +543,18 @@ def test_build_bounds_refuses_a_time_limit_that_is_not_positive_before_storing_a
     with pytest.raises(ValueError, match="time_limit"):
         build_bounds("g50c", 1, time_limit=time_limit, directory=tmp_path, echo=lambda *a: None)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("index", [1.7, "1", -1, True])
+def test_bound_problems_refuses_a_split_index_that_is_not_a_count(index):
+    from s3vm_bench.harness.optima_bounds import bound_problems
+
+    with pytest.raises(ValueError, match="the split index must be an integer >= 0"):
+        bound_problems("g50c", index)
+
+
+def test_table8_rows_refuses_a_set_without_bounds():
+    from s3vm_bench.harness.optima_bounds import table8_rows
+
+    with pytest.raises(ValueError, match="no certified lower bounds for 'g50'"):
+        table8_rows("g50")
