@@ -1,6 +1,6 @@
 """What data exists and how to get it: the pooch registry, the catalog, synthetic sets, splits.
 
->>> from data_registry import load_dataset, two_moons, jmlr2008_splits
+>>> from s3vm_bench.data_registry import load_dataset, two_moons, jmlr2008_splits
 >>> ds = load_dataset("g50c")            # doctest: +SKIP
 >>> splits = jmlr2008_splits(ds)         # doctest: +SKIP
 """

@@ -172,7 +172,9 @@ def jmlr2008_splits(ds: Dataset, n_splits: int = 10, n_labeled: int | None = Non
     name = ds.name
     if n_labeled is None:
         if name not in JMLR2008_LABELED:
-            raise ValueError(f"JMLR 2008 Table 4 gives no l for {name!r}; pass n_labeled")
+            own = f" (its own split{'s' if len(ds.splits or {}) > 1 else ''}: n_labeled=" \
+                  f"{', '.join(map(str, ds.splits))})" if ds.splits else ""
+            raise ValueError(f"JMLR 2008 Table 4 gives no l for {name!r}; pass n_labeled{own}")
         n_labeled = JMLR2008_LABELED[name]
     n_labeled = _check_n_labeled(n_labeled, ds.n_samples, ds)
     return _fixed_or_random(ds, "jmlr2008", n_labeled, n_splits, base_seed)
