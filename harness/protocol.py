@@ -33,8 +33,8 @@ from s3vm_bench.solvers.numerics import (SEARCH_MAX_ITER, SEARCH_XTOL, check_pos
                                          estimate_r, exact_r, gaussian_kernel, kernel_newton, l2svm_mfn, linear_kernel,
                                          n_positive, threshold_shift, threshold_to_count)
 
-__all__ = ["JMLR2008_TABLE5", "PROTOCOL_PARAMS", "ProtocolSettings", "check_solver_params", "BinaryResult", "SplitResult", "protocol_objective",
-           "run_split", "fit_binary_problems", "break_ties"]
+__all__ = ["JMLR2008_TABLE5", "PROTOCOL_PARAMS", "ProtocolSettings", "check_solver_params", "BinaryResult",
+           "SplitResult", "protocol_objective", "run_split", "fit_binary_problems", "break_ties"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.

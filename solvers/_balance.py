@@ -240,7 +240,8 @@ def dichotomic_search(solve: Callable[[float], tuple[np.ndarray, object]], targe
         outputs, payload = returned
         outputs = np.asarray(outputs, dtype=float)
         if outputs.ndim != 1:
-            raise ValueError(f"solve(r_tilde) must return 1-D outputs, one per unlabeled point, got shape {outputs.shape}")
+            raise ValueError(f"solve(r_tilde) must return 1-D outputs, one per unlabeled point, got shape "
+                             f"{outputs.shape}")
         if target > outputs.size:
             raise ValueError(f"target = {target} positives asked of {outputs.size} unlabeled outputs: the target is "
                              "round(u r) over the outputs solve returns")
