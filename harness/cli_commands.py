@@ -337,7 +337,7 @@ def reproduce_command(args) -> int:
     verification of cached cells)."""
     from s3vm_bench.data_registry import DataFetchError
 
-    from .reproduce import reproduce
+    from .reproduce import check_reproduce_outputs, reproduce
     from .specs import SPECS, UNSPECIFIED
 
     conflict = _reproduce_conflict(args)
@@ -375,7 +375,7 @@ def reproduce_command(args) -> int:
             return 2
     if args.verify is None and not args.plan:
         try:
-            _check_reproduce_outputs(reports, cache, results, computes=not args.from_cache)
+            check_reproduce_outputs(reports, cache, results, computes=not args.from_cache)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -419,26 +419,6 @@ def _reproduce_conflict(args) -> str | None:
     if given and args.verify is None:
         return f"{' and '.join(given)} set how --verify N draws its cells: add --verify N, or drop them"
     return None
-
-
-def _check_reproduce_outputs(reports: Path, cache: Path, results: Path, computes: bool) -> None:
-    """Check, before any cell is read or run, where ``reproduce`` writes: the reports folder always;
-    with ``computes``, the cache folder and the results store (a folder, or a CSV file that is a
-    results table), which get the computed cells. ValueError naming the option at fault."""
-    from .results import is_folder_store
-    from .run import check_results_path
-
-    check_writable_folder("--reports", reports)
-    if not computes:
-        return
-    check_writable_folder("--cache", cache)
-    if is_folder_store(results):
-        if results.exists() and not results.is_dir():
-            raise ValueError(f"--results {results} is a file but not a CSV file (.csv, .csv.gz): name a CSV file "
-                             "or a folder")
-        check_writable_folder("--results", results)
-        return
-    check_results_path(results)  # a CSV file: its folder writable, an existing file a table of whole rows
 
 
 def _reproduce_verify(args, keys, params, cache, results) -> int:

@@ -54,7 +54,7 @@ from .table_report import (DIFFERENCES, _update_index, provenance, table_verdict
 __all__ = ["ReportCell", "build_cells", "select_cells", "aggregate", "select_and_best", "SelectedAndBest",
            "reproduce", "write_report", "write_cells_csv", "write_index", "table_verdict", "provenance",
            "load_targets", "open_cache", "split_keys", "extra_column", "report_writer", "NO_SPREAD", "REPORTS_DIR",
-           "DIFFERENCES"]
+           "DIFFERENCES", "check_reproduce_outputs", "takes_extra_columns"]
 
 
 def extra_column(spec: TableSpec, solvers, params=None) -> TableSpec:
@@ -165,6 +165,28 @@ def open_cache(cache_dir=None, results=None, read_table: bool = True) -> ResultC
     return ResultCache(Path(cache_dir or wd.cache), table=tables)
 
 
+def check_reproduce_outputs(reports: Path, cache: Path, results: Path, computes: bool) -> None:
+    """Check, before any cell is read or run, where ``reproduce`` writes: the reports folder always;
+    with ``computes``, the cache folder and the results store (a folder, or a CSV file that is a
+    results table), which get the computed cells. ValueError naming the option at fault (the
+    command line's name: ``--reports`` is ``reports_dir``, ``--cache`` ``cache_dir``)."""
+    from .paths import check_writable_folder
+    from .results import is_folder_store
+    from .run import check_results_path
+
+    check_writable_folder("--reports", reports)
+    if not computes:
+        return
+    check_writable_folder("--cache", cache)
+    if is_folder_store(results):
+        if results.exists() and not results.is_dir():
+            raise ValueError(f"--results {results} is a file but not a CSV file (.csv, .csv.gz): name a CSV file "
+                             "or a folder")
+        check_writable_folder("--results", results)
+        return
+    check_results_path(results)  # a CSV file: its folder writable, an existing file a table of whole rows
+
+
 def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, datasets=None, solvers=None, params=None,
               cache_dir=None,
               results=None, reports_dir=None, n_jobs: int = -1, backend: str = "loky", scheduler=None,
@@ -198,6 +220,8 @@ def reproduce(keys, *, quick: bool = False, n_splits: int | None = None, dataset
     reports_dir = Path(reports_dir or wd.reports)
     results = Path(results or reports_dir / "runs")
     specs = split_keys(keys, datasets, solvers, params)
+    # Where the computed cells go, before any is computed: nothing is lost to a late failure.
+    check_reproduce_outputs(reports_dir, Path(cache_dir or wd.cache), results, computes=run)
     cache = open_cache(cache_dir, results, read_table)  # one instance: one read of the tables
     run_kw = {"n_jobs": n_jobs, "backend": backend, "scheduler": scheduler, "time_limit": time_limit,
               "progress": progress}

@@ -852,3 +852,19 @@ def test_shipped_results_of_small_cells_reproduce_here(data_env, tmp_path):
                     echo=lambda *a: None)
     assert len(checks) == 4
     assert [c.differences for c in checks] == [[]] * 4
+
+
+@pytest.mark.parametrize("where", ["cache_dir", "reports_dir", "results"])
+def test_reproduce_from_python_checks_where_it_writes_before_any_cell_runs(where, tmp_path, monkeypatch):
+    """A file where a folder (or a results table) must be: refused before a cell is computed, so
+    no computation is lost to the first write."""
+    ran = []
+    monkeypatch.setattr(grid, "execute_cell", lambda *a, **k: ran.append(a) or {})
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    kw = {"cache_dir": tmp_path / "cache", "reports_dir": tmp_path / "reports", "results": tmp_path / "runs"}
+    kw[where] = blocker / "sub" if where != "results" else blocker
+    with pytest.raises(ValueError, match="afile"):
+        reproduce(["jmlr2008-table8"], datasets=["g50c"], n_splits=1, solvers=["svm_balanced"], read_table=False,
+                  n_jobs=1, backend="sequential", progress=False, echo=lambda m: None, **kw)
+    assert ran == []
