@@ -337,7 +337,7 @@ def reproduce_command(args) -> int:
     verification of cached cells)."""
     from s3vm_bench.data_registry import DataFetchError
 
-    from .reproduce import check_reproduce_outputs, reproduce
+    from .reproduce import reproduce  # it checks where it writes before any cell runs
     from .specs import SPECS, UNSPECIFIED
 
     conflict = _reproduce_conflict(args)
@@ -372,12 +372,6 @@ def reproduce_command(args) -> int:
     for option, folder in (("--reports", reports), ("--cache", cache)):
         if folder.exists() and not folder.is_dir():  # checked before any cell is read or run
             print(f"error: {option} {folder} is a file, not a folder: name a folder", file=sys.stderr)
-            return 2
-    if args.verify is None and not args.plan:
-        try:
-            check_reproduce_outputs(reports, cache, results, computes=not args.from_cache)
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
             return 2
     if args.verify is not None:
         return _reproduce_verify(args, keys, params, cache, results)
