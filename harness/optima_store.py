@@ -32,14 +32,25 @@ FORMAT = 1
 # ------------------------------------------------------------------------------------ optima
 def _path(file_name: str, directory=None) -> Path:
     """``file_name`` in ``directory``; by default in the work folder's ``optima/`` once it has that
-    file (:attr:`harness.paths.WorkDir.optima`), the shipped one (:data:`OPTIMA_DIR`) until then."""
+    file (:attr:`harness.paths.WorkDir.optima`), the shipped one (:data:`OPTIMA_DIR`) until then.
+
+    Raises
+    ------
+    ValueError
+        ``directory`` is a file, or the path to read is a folder.
+    """
     if directory is None:
         own = work_dir().optima / file_name
         if own.exists() and not own.is_file():  # it would be passed over when read and fail when written
             raise ValueError(f"{own} is a folder, not a stored reference file: move it away (the shipped store is "
                              "read until the work folder has its own file)")
         return own if own.is_file() else OPTIMA_DIR / file_name
-    return Path(directory) / file_name
+    folder = Path(directory)
+    if folder.exists() and not folder.is_dir():  # every file in it would read as absent and fail when written
+        raise ValueError(f"{folder} is a file, not a folder of stored reference files: pass a folder")
+    if (folder / file_name).exists() and not (folder / file_name).is_file():
+        raise ValueError(f"{folder / file_name} is a folder, not a stored reference file: move it away")
+    return folder / file_name
 
 
 def _save(store: dict, file_name: str, directory=None) -> Path:

@@ -632,6 +632,24 @@ def test_store_round_trip_digest_mismatch_and_atomic_write(tmp_path):
         optima.load_store("nonexistent")
 
 
+def test_a_file_or_folder_in_place_of_a_store_directory_or_file_is_refused(tmp_path):
+    """A file given as the folder read every store as empty ("no stored optimum"), and failed when written."""
+    from s3vm_bench.harness.compare import compare
+    from s3vm_bench.harness.optima import load_bounds
+
+    plain = tmp_path / "plain.txt"
+    plain.write_text("not a folder\n")
+    for load, name in ((optima.load_store, "two_moons"), (load_bounds, "g50c")):
+        with pytest.raises(ValueError, match=r"plain\.txt is a file, not a folder of stored reference files"):
+            load(name, plain)
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        compare("svm", ["two_moons"], 1, directory=plain, echo=lambda *a: None)
+    (tmp_path / "two_moons.json").mkdir()
+    with pytest.raises(ValueError, match=r"two_moons\.json is a folder, not a stored reference file"):
+        optima.load_store("two_moons", tmp_path)
+    assert plain.read_text() == "not a folder\n"
+
+
 def test_build_retries_an_uncertified_entry_only_with_more_budget_and_merges(tmp_path, monkeypatch):
     quiet = dict(directory=tmp_path, echo=lambda *a: None)
     first = optima.build("two_moons", 1, node_limit=3, **quiet)["entries"]["split0/class1"]
