@@ -279,12 +279,22 @@ def test_lookahead_score_is_nips_eq8_with_a_dense_bordered_solve():
         assert score[j] == pytest.approx((1.0 + abs(st.f[x])) ** 2 / (2.0 * S_x + 1.0 / C_star), rel=1e-9)
 
 
-def test_compiled_kernels_are_warm_before_the_clock_starts():
+def test_compiled_kernels_are_warm_before_the_clock_starts(monkeypatch):
     # The first numba call of a process compiles or loads the kernels (seconds); branch_and_bound
     # does that before its clock starts, so its seconds and time limit count the search only.
+    import time
+    import types
+
+    import s3vm_bench.solvers.bb as bb_module
+
+    events, warm_up, perf_counter = [], _kern.warm_up, time.perf_counter
+    monkeypatch.setattr(_kern, "warm_up", lambda: (events.append("warm up"), warm_up())[1])
+    monkeypatch.setattr(bb_module, "time", types.SimpleNamespace(
+        perf_counter=lambda: (events.append("clock"), perf_counter())[1]))
     rng = np.random.default_rng(23)
     K, y, k, C, C_star = _tiny(rng)
     branch_and_bound(K, y, k, C, C_star)
+    assert events[:2] == ["warm up", "clock"] and events.count("warm up") == 1
     assert _kern._warm
     for kernel in (_kern.add, _kern.lookahead, _kern.balanced_bottleneck, _kern.grow, _kern.shrink):
         assert kernel.signatures, kernel
@@ -908,6 +918,7 @@ def test_compare_reports_a_positive_gap_for_a_weak_solver(monkeypatch):
 
 def test_compare_a_global_solver_has_zero_gap():
     rows = compare("bb", ["two_moons"], 2, echo=lambda *a: None)
+    assert len(rows) == 2
     for r in rows:
         assert r.gap == pytest.approx(0.0, abs=1e-9)
         assert r.optimal_labeling

@@ -240,7 +240,8 @@ def _small(name):
 def test_a_dataframe_fit_refuses_its_columns_reordered(name):
     """The column names seen at fit are kept (``feature_names_in_``), so a DataFrame with the same
     columns in another order is refused, not silently used with its columns swapped."""
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     X, y = _semi_problem()
     df = pd.DataFrame(X, columns=list("abcd"))
     with warnings.catch_warnings():
