@@ -53,7 +53,7 @@ from ._primal_common import PrimalResult, _exact_line_search, _rows_product
 from ._primal_kernel import kernel_newton, kernel_newton_terms
 from ._primal_lm import LMResult, _ShiftedSystem, lm_newton
 from ._primal_mfn import (MFN_BIG_EPSILON, MFN_CGITERMAX, MFN_EPSILON, MFN_ITERMAX, MFN_RELATIVE_STOP_EPS,
-                          MFN_SMALL_CGITERMAX, _cgls, _step_length, l2svm_mfn)
+                          MFN_SMALL_CGITERMAX, _cgls, _step_length, l2svm_mfn, mfn_iterations)
 
 __all__ = [
     "CholeskyCache",
@@ -63,6 +63,7 @@ __all__ = [
     "kernel_newton",
     "kernel_newton_terms",
     "l2svm_mfn",
+    "mfn_iterations",
 ]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell

@@ -231,46 +231,75 @@ def l2svm_mfn(X, y, cost, lam=1.0, w0=None, b0=None, *, bias="regularized", tol=
     lam_b = lam if bias == "regularized" else 0.0
     c2 = 2.0 * c
     eligible = c > 0.0
-    w, b, o, eps, cgmax = _mfn_start(X, w0, b0, tol, cg_max_iter)
-    F = _mfn_objective(w, b, o, lam, lam_b, y, c)
-    active = eligible & (y * o < 1.0)
+
+    def solve(o, b, seed_w, seed_b, seed_o, eps, cgmax):
+        # Table 1, step 1: the regularized least-squares solution on the active set (eq. 4) by CGLS.
+        active = eligible & (y * o < 1.0)
+        w_bar, b_bar, opt, k = _active_set_solution(X, y, c2, active, lam, lam_b, seed_w, seed_b, seed_o, b,
+                                                    eps, cgmax)
+        return w_bar, b_bar, opt, k, lambda o_bar: _keeps_active_set(y * o_bar, active, eligible, tol)
+
+    w, b, o, F, n_iter, n_cg, stop_reason = mfn_iterations(
+        X, *_mfn_start(X, w0, b0, tol, cg_max_iter), solve=solve,
+        objective=lambda w, b, o: _mfn_objective(w, b, o, lam, lam_b, y, c),
+        line_step=lambda *segment: _line_step(*segment, lam, lam_b, y, c2, eligible),
+        tol=tol, max_iter=max_iter, cg_max_iter=cg_max_iter, rel_tol=rel_tol)
+    return PrimalResult(coef=w, intercept=float(b), objective=F, n_iter=n_iter, stop_reason=stop_reason, outputs=o,
+                        support=eligible & (y * o < 1.0), n_inner_iter=n_cg)
+
+
+def mfn_iterations(X, w, b, o, eps, cgmax, *, solve, objective, line_step, tol, max_iter, cg_max_iter, rel_tol):
+    """The outer loop of L2-SVM-MFN (SIGIR 2006, Table 1), shared by :func:`l2svm_mfn` and MFA's
+    w-step (:func:`solvers.mfa.optimize_w`, Table 7).
+
+    Starts at ``(w, b)`` with outputs ``o``, its first CGLS call at tolerance ``eps`` and at most
+    ``cgmax`` iterations (then ``cg_max_iter``). Each iteration builds the least-squares system at
+    the current outputs and solves it by CGLS from the seed (step 1):
+    ``solve(o, b, seed_w, seed_b, seed_o, eps, cgmax)`` returns ``(w_bar, b_bar, converged,
+    cg_iterations, keeps)``, where ``keeps(o_bar)`` is the optimality test (the new outputs keep
+    the pieces the system was built on). A converged solution that keeps them is the optimum,
+    unless it was a crude solve (``eps > tol``): that is redone at ``tol``, seeded with its own
+    solution. Otherwise ``line_step(w, b, o, w_bar, b_bar, o_bar)`` (the exact line search of
+    Table 3) gives the next point and seed (step 2), and the loop stops once ``objective(w, b,
+    o)`` decreases by less than ``rel_tol`` relative, or after ``max_iter`` iterations; the
+    outputs, updated by convex combinations, are then recomputed once from ``(w, b)``.
+
+    Returns
+    -------
+    tuple
+        ``(w, b, o, objective, n_iter, cg_iterations, stop_reason)``, ``stop_reason`` one of
+        ``"optimality"``, ``"relative_decrease"``, ``"max_iter"``.
+    """
+    F = objective(w, b, o)
     seed_w, seed_b, seed_o = w, b, o
     n_iter = n_cg = 0
     stop_reason = "max_iter"
     while n_iter < max_iter:
         n_iter += 1
-        # Table 1, step 1: the regularized least-squares solution on the active set (eq. 4) by CGLS.
-        w_bar, b_bar, opt, k = _active_set_solution(X, y, c2, active, lam, lam_b, seed_w, seed_b, seed_o, b,
-                                                    eps, cgmax)
+        w_bar, b_bar, opt, k, keeps = solve(o, b, seed_w, seed_b, seed_o, eps, cgmax)
         n_cg += k
         cgmax = cg_max_iter
         o_bar = np.asarray(X @ w_bar).ravel() + b_bar
-        if opt and _keeps_active_set(y * o_bar, active, eligible, tol):
-            if eps > tol:
-                # Crude solve was consistent: redo it accurately (Table 1), seeded with its own
-                # solution (same system).
+        if opt and keeps(o_bar):
+            if eps > tol:  # the crude solve was consistent: redo it accurately, seeded with its solution
                 eps = tol
                 seed_w, seed_b, seed_o = w_bar, b_bar, o_bar
                 continue
             w, b, o = w_bar, b_bar, o_bar
-            F = _mfn_objective(w, b, o, lam, lam_b, y, c)
+            F = objective(w, b, o)
             stop_reason = "optimality"
             break
-        # Table 1, step 2: exact line search toward the solution (Table 3); it seeds the next CGLS.
-        w, b, o = _line_step(w, b, o, w_bar, b_bar, o_bar, lam, lam_b, y, c2, eligible)
+        w, b, o = line_step(w, b, o, w_bar, b_bar, o_bar)
         seed_w, seed_b, seed_o = w, b, o
-        active = eligible & (y * o < 1.0)
         F_old = F
-        F = _mfn_objective(w, b, o, lam, lam_b, y, c)
+        F = objective(w, b, o)
         if abs(F - F_old) < rel_tol * abs(F_old):
             stop_reason = "relative_decrease"
             break
     if stop_reason != "optimality":
-        # o was updated by convex combinations; recompute it exactly once.
         o = np.asarray(X @ w).ravel() + b
-        F = _mfn_objective(w, b, o, lam, lam_b, y, c)
-    return PrimalResult(coef=w, intercept=float(b), objective=F, n_iter=n_iter, stop_reason=stop_reason, outputs=o,
-                        support=eligible & (y * o < 1.0), n_inner_iter=n_cg)
+        F = objective(w, b, o)
+    return w, b, o, F, n_iter, n_cg, stop_reason
 
 
 def _check_mfn_args(X, y, cost, lam, tol, rel_tol, max_iter, cg_max_iter, bias):

@@ -32,7 +32,7 @@ import numpy as np
 from ._balance import balance_root, threshold_to_count
 from ._base import BinaryFit
 from ._primal import (MFN_BIG_EPSILON, MFN_CGITERMAX, MFN_ITERMAX, MFN_RELATIVE_STOP_EPS,
-                      MFN_SMALL_CGITERMAX, _cgls, _step_length)
+                      MFN_SMALL_CGITERMAX, _cgls, _step_length, mfn_iterations)
 from ._sigir import SIGIRLinearBase, resolve_problem, tsvm_objective
 from ._validation import Interval
 
@@ -125,7 +125,6 @@ def optimize_w(X, y_l, p, lam, lam_b, c_l, c_u, w=None, b=0.0, o=None, *, tol=1e
     """
     n = X.shape[0]
     l = y_l.size
-    w, b, o, eps, cgmax = _w_start(X, w, b, o, tol, cg_max_iter)
     # Line-search view of the duplicated system (eq. 11): labeled, unlabeled as +1, as -1.
     y_dup = np.concatenate((y_l, np.ones(n - l), -np.ones(n - l)))
     c2_dup = 2.0 * np.concatenate((np.full(l, c_l), c_u * p, c_u * (1.0 - p)))
@@ -134,41 +133,21 @@ def optimize_w(X, y_l, p, lam, lam_b, c_l, c_u, w=None, b=0.0, o=None, *, tol=1e
     def dup(v):
         return np.concatenate((v, v[l:]))
 
-    F = _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u)
-    seed_w, seed_b, seed_o = w, b, o
-    n_iter = n_cg = 0
-    stop_reason = "max_iter"
-    while n_iter < max_iter:
-        n_iter += 1
+    def solve(o, b, seed_w, seed_b, seed_o, eps, cgmax):
         # Table 1 (Table 7), step 1: CGLS on the system of eqs. (13)-(14) at the current pieces.
         y_t, c_t, active_l, inside = mfa_system(o[:l], y_l, o[l:], p, c_l, c_u)
         w_bar, b_bar, opt, k = _cgls(X, y_t, 2.0 * c_t, lam, lam_b, seed_w, seed_b, seed_o, eps, cgmax)
-        n_cg += k
-        cgmax = cg_max_iter
-        o_bar = np.asarray(X @ w_bar).ravel() + b_bar
-        if opt and _keeps_pieces(y_l, o, o_bar, active_l, inside, tol):
-            if eps > tol:  # crude solve consistent: redo it accurately (Table 7)
-                eps = tol
-                seed_w, seed_b, seed_o = w_bar, b_bar, o_bar
-                continue
-            w, b, o = w_bar, b_bar, o_bar
-            F = _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u)
-            stop_reason = "optimality"
-            break
+        return w_bar, b_bar, opt, k, lambda o_bar: _keeps_pieces(y_l, o, o_bar, active_l, inside, tol)
+
+    def line_step(w, b, o, w_bar, b_bar, o_bar):
         # Step 2: exact line search (Table 3) on the duplicated outputs, no product with X.
         delta = _step_length(w, b, w_bar, b_bar, dup(o), dup(o_bar), lam, lam_b, y_dup, c2_dup, elig_dup)
-        w = w + delta * (w_bar - w)
-        b = b + delta * (b_bar - b)
-        o = o + delta * (o_bar - o)
-        seed_w, seed_b, seed_o = w, b, o
-        F_old = F
-        F = _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u)
-        if abs(F - F_old) < rel_tol * abs(F_old):
-            stop_reason = "relative_decrease"
-            break
-    if stop_reason != "optimality":
-        o = np.asarray(X @ w).ravel() + b  # o was updated by convex combinations
-        F = _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u)
+        return w + delta * (w_bar - w), b + delta * (b_bar - b), o + delta * (o_bar - o)
+
+    w, b, o, F, n_iter, n_cg, stop_reason = mfn_iterations(
+        X, *_w_start(X, w, b, o, tol, cg_max_iter), solve=solve,
+        objective=lambda w, b, o: _expected_objective(w, b, o, y_l, p, lam, lam_b, c_l, c_u),
+        line_step=line_step, tol=tol, max_iter=max_iter, cg_max_iter=cg_max_iter, rel_tol=rel_tol)
     return WStep(w, float(b), o, n_iter, n_cg, stop_reason, F)
 
 
