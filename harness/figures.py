@@ -41,18 +41,16 @@ from pathlib import Path
 from s3vm_bench import PACKAGE_DIR
 
 # The figure modules register their figures in FIGURES when imported; the registry's names are
-# imported here for the callers of this module (the CLI, the tests).
+# imported here for the callers of this module (the CLI, Python callers).
 from . import figures_boundaries, figures_experiments, figures_losses  # noqa: F401
 from ._atomic import atomic_write
 from .figure_registry import FIGURES, REPORTS_DIR, CorruptData, FigureSpec, MissingData, _Stored  # noqa: F401
 from .paths import work_dir
 
 __all__ = ["FIGURES", "FigureSpec", "MissingData", "CorruptData", "make_figure", "make_figures",
-           "gallery_markdown", "FIGURES_DIR", "REPORTS_DIR"]
+           "gallery_markdown", "REPORTS_DIR"]
 
 ROOT = PACKAGE_DIR
-#: The committed figures of a source checkout (``s3vm-bench figures --out .`` rewrites them).
-FIGURES_DIR = ROOT / "figures"
 
 #: Fixed style: the same fonts, sizes and colours on every machine that has matplotlib's bundled
 #: DejaVu Sans (always shipped with matplotlib, so no system font is looked up).

@@ -26,7 +26,6 @@ import threading
 import time
 import traceback
 from contextlib import contextmanager
-from dataclasses import asdict
 from datetime import datetime, timezone
 
 from .backends import iter_results
@@ -36,8 +35,7 @@ from .cell_keys import (PROTOCOL_MODULES, PROTOCOL_PARAMS, PROTOCOL_SOLVERS, Cel
 
 __all__ = ["Cell", "CellTimeout", "run_cells", "cell_key", "solver_version", "declared_versions", "data_digest",
            "code_text", "solver_source_hash", "execute_cell", "store_rows", "ResultCache", "PROTOCOL_MODULES",
-           "PROTOCOL_SOLVERS", "PROTOCOL_PARAMS", "check_row", "check_solver_params", "source_closure",
-           "cells_as_dicts"]
+           "PROTOCOL_SOLVERS", "PROTOCOL_PARAMS", "check_row", "check_solver_params", "source_closure"]
 
 
 class CellTimeout(Exception):
@@ -190,11 +188,6 @@ def run_cells(cells, cache_dir, *, n_jobs: int = -1, backend: str = "loky", sche
             bar.close()
     # A cell shared by two experiments (same key) is computed once and reported under each.
     return [dict(rows[k]) | {"cell_key": k, "experiment": c.experiment} for c, k in zip(cells, keys)]
-
-
-def cells_as_dicts(cells) -> list[dict]:
-    """Plain dictionaries of cells (for logging or a spec dump)."""
-    return [asdict(c) for c in cells]
 
 
 def store_rows(path, rows) -> None:

@@ -39,8 +39,8 @@ from pathlib import Path
 from s3vm_bench import import_name
 from s3vm_bench.solvers.numerics import check_int
 
-# The public names of the steps are imported for the callers of this module (the CLI, the plan
-# and verify commands).
+# The steps' public names are re-exported: this module is where the reports are built, for the
+# plan and verify commands, the benchmarks and Python callers.
 from .aggregates import aggregate  # noqa: F401
 from .grid import ResultCache, run_cells, store_rows
 from .grid_aggregates import SelectedAndBest, select_and_best  # noqa: F401

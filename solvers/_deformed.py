@@ -24,18 +24,15 @@ from ._graph import _GRAPH_WEIGHTS, DeformedKernel, warn_disconnected
 from ._kernels import gaussian_kernel
 from ._validation import Boolean, Interval, Options
 
-__all__ = ["DeformedKernelMixin", "GRAPH_PARAMS", "GRAPH_CONSTRAINTS"]
+__all__ = ["DeformedKernelMixin", "GRAPH_CONSTRAINTS"]
 
 #: Version of the results this module's numerics produce: part of the cache key of every cell
 #: that runs this code (harness.grid.cell_key). Bump it when a change moves any result.
 RESULT_VERSION = 1
 
-#: The estimator parameters the mixin adds (name -> default), documented on the solvers.
-GRAPH_PARAMS = {"n_neighbors": 6, "laplacian_power": 1, "gamma_ratio": 100.0, "graph_weights": "binary",
-                "normalized_laplacian": True}
-
-#: Their constraints (:mod:`solvers._validation`), for the ``_parameter_constraints`` of the
-#: classes using the mixin, whose ``kernel`` must also be ``"rbf"`` (k~ deforms the Gaussian kernel).
+#: The constraints (:mod:`solvers._validation`) of the estimator parameters the mixin adds, for the
+#: ``_parameter_constraints`` of the classes using it, whose ``kernel`` must also be ``"rbf"`` (k~
+#: deforms the Gaussian kernel).
 GRAPH_CONSTRAINTS = {
     "n_neighbors": [Interval(Integral, 1, None, closed="left")],
     "laplacian_power": [Interval(Integral, 1, None, closed="left")],
@@ -70,7 +67,7 @@ def _fitted_deformed_kernel(X, sigma, n_neighbors, power, gamma, weights, normal
 class DeformedKernelMixin:
     """Swap a kernel solver's kernel for the deformed kernel k~ built over all training points.
 
-    The class using it declares the parameters of :data:`GRAPH_PARAMS` in its ``__init__``
+    The class using it declares the graph parameters in its ``__init__``
     (scikit-learn needs them spelled out there): ``n_neighbors`` (kNN graph), ``laplacian_power``
     (p), ``gamma_ratio`` (``gamma_I / gamma_A``: M = gamma_ratio * L^p), ``graph_weights``
     (``"binary"`` or ``"heat"``) and ``normalized_laplacian``, and their constraints

@@ -75,9 +75,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 from ._balance import check_r, estimate_r
 from ._base import BaseS3VM, BinaryFit
 from ._kernels import KernelCentering
-# The path and its parts, re-exported: the harness and the tests import them from here.
-from ._path import PathResult, _exact_state, _exact_state_from, hinge_objective, s3vm_path  # noqa: F401
-from ._path_linalg import _CholeskyQ  # noqa: F401
+from ._path import PathResult, hinge_objective, s3vm_path
 from ._path_qp import I, M, O, Z, conditional_optimum
 from ._validation import Boolean, Interval, Options
 

@@ -10,8 +10,9 @@ from s3vm_bench.solvers import get_solver
 import s3vm_bench.solvers._path as path_module
 import s3vm_bench.solvers._path_qp as path_qp_module
 from s3vm_bench.solvers.numerics import gaussian_kernel
-from s3vm_bench.solvers.s3vm_path import (I, M, Z, S3VMPath, _CholeskyQ, _exact_state, _exact_state_from, conditional_optimum,
-                                hinge_objective, s3vm_path)
+from s3vm_bench.solvers._path import _exact_state, _exact_state_from
+from s3vm_bench.solvers._path_linalg import _CholeskyQ
+from s3vm_bench.solvers.s3vm_path import I, M, Z, S3VMPath, conditional_optimum, hinge_objective, s3vm_path
 
 from ._toy import small_clusters
 
