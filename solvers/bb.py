@@ -41,14 +41,14 @@ and time limits can stop the search with a valid lower bound):
   ``L L^T = K_SS + diag(1/(2 c_S))`` of the support-vector block, extended by the bordered
   Cholesky step when support vectors enter and refactored only from the first removed row on
   when they leave -- ``O(n_sv^2)`` per entering point instead of a fresh ``O(n_sv^3)``
-  factorization, and backward stable (an explicitly updated inverse drifted from 1e-14 to 1e-7
-  in 20 updates on Coil3). A child whose new point lands outside the margin (``y f(x) >= 1``)
+  factorization, and backward stable (the rounding error of an explicitly updated inverse grows
+  with every update). A child whose new point lands outside the margin (``y f(x) >= 1``)
   costs nothing: the parent's solution is already optimal. The factor is rebuilt from scratch
   only when the residual of the Newton system exceeds 1e-6 (``n_refactor`` counts those
   rebuilds and the fallbacks of the Newton loop). This arithmetic is compiled with numba
   (:mod:`solvers._bb_kernels`): a Coil3 node has about 50 support vectors and 130 free points,
-  too little work per array call for NumPy (4.4-5.7x fewer seconds on five certified Coil3
-  problems, same node counts).
+  too little work per array call for NumPy (what it saves is in ``reports/DIFFERENCES.md``, "The
+  search").
 
 The lower bound reported when a limit stops the search is the smallest of the incumbent, the
 bounds of the pruned nodes and the bounds of the parts of the tree still waiting on the stack
@@ -62,7 +62,8 @@ whole problem is then the minimum of the last piece's ``lower_bound`` and the ``
 every piece before it.
 
 :func:`brute_force` enumerates every balanced labeling of a tiny problem with an independent
-code path (a cold :func:`solvers._primal.kernel_newton` per labeling); it is the test oracle.
+code path (a cold :func:`solvers._primal.kernel_newton` per labeling): an exact reference to check
+a search against.
 
 The tree search and the incremental L2-SVM of its nodes are in :mod:`solvers._bb_search`, the
 search shared out over processes (:func:`parallel_branch_and_bound`) in :mod:`solvers._bb_parallel`.

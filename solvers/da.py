@@ -272,8 +272,8 @@ class DA(_AnnealingParams, BaseS3VM):
         libsvm KKT tolerance of the l1 f-step (libsvm's own default). The duplicated problem is
         degenerate (two copies of a point with opposite labels): SMO reaches 1e-3 in ~1e4
         iterations but can need ~1e6 for 1e-6 (e.g. sigma = 0.25, C = C* = 100 on 2moons), so
-        the descent of I'' is exact only up to this tolerance; pass a smaller value (the tests
-        use 1e-10) for a monotone trace.
+        the descent of I'' is exact only up to this tolerance; pass a smaller value (1e-10,
+        say) for a monotone trace.
 
     Attributes
     ----------
