@@ -2,7 +2,10 @@
 
 Each case runs in a child process of its own with a wall-clock limit and is classified as
 
-* ``clear``: a ValueError or TypeError with a message of its own (what was wrong, what to do);
+* ``clear``: a bad input refused by a ValueError or TypeError with a message of its own (what was
+  wrong, what to do);
+* ``refused``: an input the solver should accept refused that way (a failure, unless the refusal
+  is one of :data:`REFUSALS`, each with its reason);
 * ``valid``: an input the solver should accept gave finite outputs (and, under the protocol, a
   balance-enforcing solver met round(u r) exactly, JMLR 2008 eq. 3);
 * ``unclear``: another exception, or one with a bare message;
@@ -10,7 +13,8 @@ Each case runs in a child process of its own with a wall-clock limit and is clas
 * ``silent``: a bad input accepted, non-finite outputs, or a missed balance.
 
 Run with ``pytest -m slow tests/test_bad_input_matrix.py -s`` to see the counts per solver; the
-test fails on any ``unclear``, ``hang`` or ``silent`` outcome.
+test fails on any ``unclear``, ``hang`` or ``silent`` outcome, and on a ``refused`` one not listed in
+:data:`REFUSALS`.
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ SOLVERS = sorted(REGISTRY)
 LINEAR_ONLY = {"tsvm_linear", "mfa"}
 #: Limits that keep the exhaustive search short (its own time limit is tested elsewhere).
 LIMITS = {"bb": {"node_limit": 3000, "time_limit": 5.0}}
+#: Valid inputs a solver refuses with a clear message, and why that is right: (solver, case) -> reason.
+REFUSALS = {
+    ("grad_s3vm", "constant X"): "its features are the kernel-PCA map of JMLR 2008 Sec. 4 (Method 1), which a "
+                                 "kernel without a positive eigenvalue does not have",
+    ("cs3vm", "constant X"): "the same features as grad_s3vm",
+    ("s3vm_path", "C* = 1e12"): "the S3VM path runs C* over the paper's range [0, C] (ICML 2013), so C* > C is not on it",
+}
 #: Seconds a case may take before it counts as a hang.
 WALL = 120.0
 
@@ -160,7 +171,9 @@ def _outcome(kind, name, case, expectation):
     how, ok, msg = got
     if how == "clear-type":
         # a message of its own: more than a few words, no internal array dump
-        return ("clear" if len(msg) > 30 and "Traceback" not in msg else "unclear"), msg
+        if len(msg) <= 30 or "Traceback" in msg:
+            return "unclear", msg
+        return ("clear" if expectation == "refuse" else "refused"), msg
     if how == "other":
         return "unclear", msg
     if expectation == "refuse":
@@ -180,15 +193,15 @@ def test_bad_input_matrix_has_no_unclear_hang_or_silent_outcome():
             outcome, msg = _outcome("estimator", name, build, expectation)
             counts[outcome] += 1
             per_solver[name][outcome] += 1
-            if outcome in ("unclear", "hang", "silent"):
+            if outcome in ("unclear", "hang", "silent") or (outcome == "refused" and (name, case) not in REFUSALS):
                 bad.append((name, case, outcome, msg[:200]))
         for case, transform, overrides in _protocol_cases():
             outcome, msg = _outcome("protocol", name, (transform, overrides), "accept")
             counts[outcome] += 1
             per_solver[name][outcome] += 1
-            if outcome in ("unclear", "hang", "silent"):
+            if outcome in ("unclear", "hang", "silent") or (outcome == "refused" and (name, case) not in REFUSALS):
                 bad.append((name, case, outcome, msg[:200]))
-    kinds = ("clear", "valid", "unclear", "hang", "silent")
+    kinds = ("clear", "valid", "refused", "unclear", "hang", "silent")
     print("\nsolver               " + " ".join(f"{k:>8}" for k in kinds))
     for name in SOLVERS:
         print(f"{name:<20} " + " ".join(f"{per_solver[name][k]:8d}" for k in kinds))
