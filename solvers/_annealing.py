@@ -162,6 +162,29 @@ class _AnnealingParams:
         T_start = float(self.T_fixed if self.T_fixed is not None else self.T0) * scale
         return C_star, r, T_start
 
+    def _anneal(self, T, stage) -> str:
+        """The temperature loop of ICML 2006 Table 1 and JMLR 2008 Alg. 2; returns why it stopped.
+
+        ``stage(k, T)`` minimizes at the k-th temperature T (from the first one, ``T``) and returns
+        the entropy of its p and what ended its own iterations ("" if nothing to say). With
+        ``T_fixed`` one stage runs (``"fixed_T"``, then ``:`` and that reason if any). Otherwise T
+        is divided by ``R`` after each stage until the entropy falls below ``epsilon``
+        (``"entropy<epsilon"``) or ``max_anneal`` stages have run (``"max_anneal"``).
+        """
+        if self.T_fixed is not None:
+            reason = stage(0, T)[1]
+            return f"fixed_T:{reason}" if reason else "fixed_T"
+        for k in range(int(self.max_anneal)):
+            if stage(k, T)[0] < self.epsilon:
+                return "entropy<epsilon"
+            T = T / float(self.R)
+        return "max_anneal"
+
+    def _select(self, best, s3, candidate):
+        """The solution kept so far (``select``): ``candidate`` (whose first item is its S3VM
+        objective ``s3``) with ``"last"``, else the one of lower objective, the earlier on a tie."""
+        return candidate if best is None or s3 < best[0] or self.select == "last" else best
+
 
 def s3vm_objective(reg, outputs, y_pm, labeled, C, C_star, k_pos, loss):
     """S3VM objective (JMLR 2008 eq. 1, loss V) of a model with the balanced labeling it induces.

@@ -362,10 +362,10 @@ class DA(_AnnealingParams, BaseS3VM):
         trace = []
         best = None
         n_f = 0
-        beta = b = o = None
-        n_temps = 1 if self.T_fixed is not None else int(self.max_anneal)
-        stop_reason = "max_anneal"
-        for k in range(n_temps):
+        beta = b = o = H = None
+
+        def stage(k, T):
+            nonlocal logit, best, n_f, beta, b, o, H
             if o is not None:
                 trace.append(dict(anneal=k, T=T, inner=0, step="start", kl=np.nan,
                                   objective=self._da_objective(beta, b, o, logit, T, y_pm, labeled, C, C_star),
@@ -379,8 +379,7 @@ class DA(_AnnealingParams, BaseS3VM):
                 trace.append(dict(anneal=k, T=T, inner=i, step="f", kl=np.nan,
                                   objective=self._da_objective(beta, b, o, logit, T, y_pm, labeled, C, C_star),
                                   s3vm_objective=s3))
-                if best is None or s3 < best[0] or self.select == "last":
-                    best = (s3, beta, b, o, dict(anneal=k, T=T, inner=i, objective=s3))
+                best = self._select(best, s3, (s3, beta, b, o, dict(anneal=k, T=T, inner=i, objective=s3)))
                 # p-step at fixed f (eq. 8): g_j = C* [V(f_j) - V(-f_j)], nu from the balance.
                 o_u = o[unl]
                 g = C_star * (V(o_u).value - V(-o_u).value)
@@ -395,14 +394,9 @@ class DA(_AnnealingParams, BaseS3VM):
                     break
             H = bernoulli_entropy(logit)
             trace[-1]["entropy"] = H
-            if self.T_fixed is not None:
-                stop_reason = f"fixed_T:{inner_reason}"
-                break
-            if H < self.epsilon:
-                stop_reason = "entropy<epsilon"
-                break
-            T = T / float(self.R)
+            return H, inner_reason
 
+        stop_reason = self._anneal(T, stage)
         s3, beta, b, o, where = best
         o_u = o[unl]
         shift = threshold_shift(o_u, k_pos)  # constraint (3) on the model's own outputs

@@ -323,9 +323,9 @@ class GradDA(_AnnealingParams, BaseS3VM):
         x = np.zeros(d + 1)
         trace, best = [], None
         n_iter = 0
-        n_temps = 1 if self.T_fixed is not None else int(self.max_anneal)
-        stop_reason = "max_anneal"
-        for k in range(n_temps):
+
+        def stage(k, T):
+            nonlocal x, n_iter, best
             res = minimize(fun, x, args=(T,), jac=True, method="L-BFGS-B",
                            options=dict(maxiter=int(self.max_iter), ftol=float(self.tol), gtol=gtol, maxcor=20))
             x = res.x
@@ -337,16 +337,10 @@ class GradDA(_AnnealingParams, BaseS3VM):
             s3 = s3vm_objective(0.5 * float(w @ w), o, y_pm, labeled, C, C_star, k_pos, self.loss)
             trace.append(dict(anneal=k, T=T, objective=S, nit=int(res.nit), message=str(res.message),
                               success=bool(res.success), entropy=H, balance=root.residual, s3vm_objective=s3))
-            if best is None or s3 < best[0] or self.select == "last":
-                best = (s3, beta, b, o, dict(anneal=k, T=T, objective=s3))
-            if self.T_fixed is not None:
-                stop_reason = "fixed_T"
-                break
-            if H < self.epsilon:
-                stop_reason = "entropy<epsilon"
-                break
-            T = T / float(self.R)
+            best = self._select(best, s3, (s3, beta, b, o, dict(anneal=k, T=T, objective=s3)))
+            return H, ""
 
+        stop_reason = self._anneal(T, stage)
         s3, beta, b, o, where = best
         shift = threshold_shift(o[unl], k_pos)
         info = dict(trace=trace, best=where, bias_shift=shift, outputs=o - shift, r=r, C_star=C_star,
