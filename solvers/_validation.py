@@ -272,6 +272,16 @@ def check_kernel_matrix(K) -> np.ndarray:
     return K
 
 
+def _max_asymmetry(K, block: int = 256) -> float:
+    """``max |K - K^T|`` of a square ``K``, over blocks of rows of its upper triangle (the largest
+    temporary is ``block`` x n, not n x n)."""
+    n, worst = K.shape[0], 0.0
+    for i in range(0, n, block):
+        j = min(i + block, n)
+        worst = max(worst, float(np.max(np.abs(K[i:j, i:] - K[i:, i:j].T))))
+    return worst
+
+
 def check_symmetric_kernel(K) -> np.ndarray:
     """:func:`check_kernel_matrix`, and ``K`` symmetric up to rounding (``|K - K^T| <= 1e-8 max|K|``).
 
@@ -284,8 +294,7 @@ def check_symmetric_kernel(K) -> np.ndarray:
         As :func:`check_kernel_matrix`; ValueError if ``K`` is not symmetric.
     """
     K = check_kernel_matrix(K)
-    scale = float(np.max(np.abs(K))) if K.size else 0.0
-    if K.size and float(np.max(np.abs(K - K.T))) > 1e-8 * max(scale, 1e-300):
+    if K.size and _max_asymmetry(K) > 1e-8 * max(float(K.max()), -float(K.min()), 1e-300):
         raise ValueError("K must be a symmetric kernel matrix (K[i, j] == K[j, i]); pass the training Gram "
                          "matrix k(x_i, x_j) of the points, not a cross-kernel or a one-sided one")
     return K

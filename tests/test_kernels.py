@@ -224,6 +224,22 @@ def test_centering_and_the_feature_map_refuse_a_kernel_that_is_not_symmetric():
     np.testing.assert_allclose(Z @ Z.T, K, atol=1e-10)  # the symmetric kernel is accepted as before
 
 
+@pytest.mark.parametrize("i,j", [(0, 599), (599, 0), (300, 257), (511, 512), (598, 599)])
+def test_the_symmetry_check_finds_one_asymmetric_pair_anywhere_at_its_tolerance(i, j):
+    """|K - K^T| <= 1e-8 max|K|, whichever row block of a matrix larger than one block holds the pair."""
+    from s3vm_bench.solvers._validation import check_symmetric_kernel
+
+    X = np.random.default_rng(1).standard_normal((600, 4))
+    K = -3.0 * gaussian_kernel(X, sigma=2.0)  # max |K| = 3, from the negative diagonal
+    near = K.copy()
+    near[i, j] += 0.9e-8 * 3.0
+    assert check_symmetric_kernel(near) is not None
+    far = K.copy()
+    far[i, j] += 1.1e-8 * 3.0
+    with pytest.raises(ValueError, match=r"K must be a symmetric kernel matrix"):
+        check_symmetric_kernel(far)
+
+
 @pytest.mark.parametrize("rtol", [-1.0, 1.0, 2, "0.1", np.nan])
 def test_kernel_pca_map_refuses_an_rtol_outside_0_1(rtol):
     from s3vm_bench.solvers.numerics import kernel_pca_map
