@@ -169,6 +169,10 @@ class CholeskyCache:
     recall : int, default=0
         New factorizations kept (with their S and d) to be returned again when the same (S, d)
         asks for a new one (module docstring); each kept factor holds ``|S|^2`` floats.
+    check : bool, default=True
+        Validate K (an O(n^2) pass). False for a float64 ndarray already validated by
+        :func:`~solvers._validation.check_kernel_matrix`, as when every solve of a dichotomic
+        search makes its own cache on the same kernel.
 
     Attributes
     ----------
@@ -178,8 +182,8 @@ class CholeskyCache:
         Of the ``n_factor`` new factorizations, those recalled rather than computed.
     """
 
-    def __init__(self, K, refresh=200, recall=0):
-        self.K = K = check_kernel_matrix(K)
+    def __init__(self, K, refresh=200, recall=0, check=True):
+        self.K = K = check_kernel_matrix(K) if check else K
         self.refresh = int(refresh)
         self.recall = int(recall)
         self._recent = []  # (idx, diag, factor or None if not PD) of the last new factorizations, oldest first

@@ -44,7 +44,7 @@ from ._balance import SEARCH_MAX_ITER, SEARCH_XTOL, check_r, dichotomic_search, 
 from ._base import BaseS3VM, BinaryFit, array_digest, shared_work
 from ._kernels import KernelCentering, linear_kernel
 from ._losses import squared_hinge_loss, symmetric_squared_hinge_loss
-from ._validation import Interval, check_int
+from ._validation import Interval, check_int, check_kernel_matrix
 
 #: Constraints (:mod:`solvers._validation`) of the annealing of C* of the mean-output solvers that
 #: have one (:func:`c_star_schedule`): ``anneal_steps`` and ``anneal_start`` (first C* / final C*).
@@ -120,8 +120,17 @@ class CenteredProblem:
     def linear(self) -> bool:
         return self.gram is None
 
+    def unlabeled_rows(self, A):
+        """The rows of ``A`` at the unlabeled points: a view when they are one block of rows (the
+        protocol puts them after the labeled ones), else a copy."""
+        unl = self.unlabeled
+        if unl.size and unl[-1] - unl[0] + 1 == unl.size:
+            return A[unl[0]:unl[-1] + 1]
+        return A[unl]
+
     def centered_gram(self) -> np.ndarray:
-        """The centered kernel matrix k~ of eq. (13) (for the linear kernel, ``Xc Xc^T``)."""
+        """The centered kernel matrix k~ of eq. (13) (for the linear kernel, ``Xc Xc^T``), validated
+        (:func:`~solvers._validation.check_kernel_matrix`) once."""
         if "Kc" not in self.cache:
             if self.linear:
                 Kc = linear_kernel(self.X)
@@ -132,7 +141,7 @@ class CenteredProblem:
                 Kc += float(self.mean_u @ self.mean_u)
             else:
                 Kc = self.centering.center_train(self.gram)
-            self.cache["Kc"] = Kc
+            self.cache["Kc"] = check_kernel_matrix(Kc)
         return self.cache["Kc"]
 
     def centered_features(self):
@@ -298,9 +307,9 @@ class MeanOutputS3VM(BaseS3VM):
             coef, intercept = problem.uncenter(sol.coef, 2.0 * r_tilde - 1.0, sol.kind)
             # Count positives on the uncentered model, as decision_function will see it.
             if problem.linear:
-                out_u = np.asarray(problem.X[unl] @ coef).ravel() + intercept
+                out_u = np.asarray(problem.unlabeled_rows(problem.X) @ coef).ravel() + intercept
             else:
-                out_u = gram[unl] @ coef + intercept
+                out_u = problem.unlabeled_rows(gram) @ coef + intercept
             if warm:
                 miss = abs(int(np.sum(out_u > 0)) - target)
                 if start[1] is None or miss <= start[0]:

@@ -140,7 +140,7 @@ class CCCP(MeanOutputS3VM):
         # One factorization cache for every convex step of this solve. Successive convex steps
         # share most of their support vectors, so their factors are modified rather than
         # refactored; a new factorization every 1000 modified points bounds the rounding drift.
-        factors = CholeskyCache(K, refresh=1000)
+        factors = CholeskyCache(K, refresh=1000, check=False)  # K validated by centered_gram
         res = lm_newton(factors, b, supervised_loss, None, tol=tol, max_iter=max_iter)
         beta, o = res.coef, res.outputs
         schedule = c_star_schedule(C_star, self.anneal_steps if self.anneal else 1, self.anneal_start)

@@ -219,3 +219,34 @@ def test_recalled_factors_are_those_of_new_factorizations(seed):
             np.testing.assert_array_equal(kept.forward(rhs), plain.forward(rhs))
     assert (kept.n_recall, kept.n_modify, plain.n_recall) == (6, 1, 0)
     assert (kept.n_factor, kept.n_modify, kept.n_reuse) == (plain.n_factor, plain.n_modify, plain.n_reuse)
+
+
+@pytest.mark.parametrize("name", ["cccp", "newton"])
+def test_a_dichotomic_search_validates_its_kernel_once_not_at_every_solve(name, monkeypatch):
+    """No O(n^2) validation inside the search loop: the centered kernel is checked once, when it
+    is built, and each solve's factorization cache takes it as checked."""
+    import s3vm_bench.solvers._cholesky as cholesky_module
+    import s3vm_bench.solvers._mean_output as mean_output_module
+    from s3vm_bench.solvers import get_solver
+
+    checked = {"cache": 0, "centered": 0}
+
+    def counting(where, check):
+        def wrapped(K):
+            checked[where] += 1
+            return check(K)
+        return wrapped
+
+    monkeypatch.setattr(cholesky_module, "check_kernel_matrix",
+                        counting("cache", cholesky_module.check_kernel_matrix))
+    monkeypatch.setattr(mean_output_module, "check_kernel_matrix",
+                        counting("centered", mean_output_module.check_kernel_matrix))
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = np.full(60, -1)
+    y[:4] = [0, 1, 0, 1]
+    est = get_solver(name)(sigma=1.0, C=10.0).fit(X, y)
+    assert est.binary_fits_[0].info["dichotomic_iter"] >= 2  # several solves, one kernel
+    assert checked == {"cache": 0, "centered": 1}
+    with pytest.raises(ValueError, match="NaN or inf"):  # a cache made by others still checks its K
+        CholeskyCache(np.full((3, 3), np.nan))

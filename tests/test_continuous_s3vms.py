@@ -829,3 +829,19 @@ def test_search_warm_stages_unused_with_fixed_r_tilde(cls):
     a = cls(sigma=1.5, C=2.0, r_tilde=0.4).fit(X, y_semi)
     b = cls(sigma=1.5, C=2.0, r_tilde=0.4, search_warm_stages=1).fit(X, y_semi)
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_the_unlabeled_rows_are_a_view_when_they_are_one_block():
+    """The search's outputs on the unlabeled points read their kernel rows without a copy per solve
+    when those points are one block (as the protocol orders them), and the same rows otherwise."""
+    import scipy.sparse as sp
+
+    from s3vm_bench.solvers._mean_output import CenteredProblem
+
+    A = np.arange(40.0).reshape(8, 5)
+    for unl, view in ((np.arange(3, 8), True), (np.array([1, 2, 5, 7]), False)):
+        labeled = ~np.isin(np.arange(8), unl)
+        rows = CenteredProblem(labeled, unl, None, None).unlabeled_rows(A)
+        assert np.array_equal(rows, A[unl]) and np.shares_memory(rows, A) == view
+        sparse_rows = CenteredProblem(labeled, unl, None, None).unlabeled_rows(sp.csr_matrix(A))
+        assert np.array_equal(sparse_rows.toarray(), A[unl])
