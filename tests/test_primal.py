@@ -230,31 +230,34 @@ def test_exact_line_search_matches_brute_force(seed):
 # ---------------------------------------------------------------- bad inputs
 _Xb, _yb, _cb = _problem(14, n=10, d=3)
 _Kb = linear_kernel(_Xb)
+#: case -> (call, the message it must raise, a regular expression)
 BAD_CALLS = {
-    "y length": lambda: l2svm_mfn(_Xb, _yb[:-1], _cb),
-    "y not +-1": lambda: l2svm_mfn(_Xb, np.where(_yb > 0, 1.0, 0.0), _cb),
-    "negative cost": lambda: l2svm_mfn(_Xb, _yb, -1.0),
-    "cost shape": lambda: l2svm_mfn(_Xb, _yb, np.ones(3)),
-    "cost nan": lambda: l2svm_mfn(_Xb, _yb, np.full(10, np.nan)),
-    "X nan": lambda: l2svm_mfn(np.where(_Xb > 0, np.nan, _Xb), _yb, _cb),
-    "sparse X inf": lambda: l2svm_mfn(sp.csr_matrix(np.where(_Xb > 0, np.inf, _Xb)), _yb, _cb),
-    "lam 0": lambda: l2svm_mfn(_Xb, _yb, _cb, lam=0.0),
-    "bias unknown": lambda: l2svm_mfn(_Xb, _yb, _cb, bias="none"),
-    "w0 shape": lambda: l2svm_mfn(_Xb, _yb, _cb, w0=np.zeros(4)),
-    "b0 inf": lambda: l2svm_mfn(_Xb, _yb, _cb, b0=np.inf),
-    "X 1-D": lambda: l2svm_mfn(_Xb[0], _yb, _cb),
-    "max_iter 0": lambda: l2svm_mfn(_Xb, _yb, _cb, max_iter=0),
-    "K not square": lambda: kernel_newton(_Kb[:, :-1], _yb, _cb),
-    "K nan": lambda: kernel_newton(np.where(_Kb > 1, np.nan, _Kb), _yb, _cb),
-    "beta0 shape": lambda: kernel_newton(_Kb, _yb, _cb, beta0=np.zeros(3)),
-    "tol 0": lambda: kernel_newton(_Kb, _yb, _cb, tol=0.0),
+    "y length": (lambda: l2svm_mfn(_Xb, _yb[:-1], _cb), r"y must have shape \(10,\), got \(9,\)"),
+    "y not +-1": (lambda: l2svm_mfn(_Xb, np.where(_yb > 0, 1.0, 0.0), _cb), r"y must contain only -1 and \+1"),
+    "negative cost": (lambda: l2svm_mfn(_Xb, _yb, -1.0), r"cost must be >= 0"),
+    "cost shape": (lambda: l2svm_mfn(_Xb, _yb, np.ones(3)), r"cost must be a scalar or have shape \(10,\)"),
+    "cost nan": (lambda: l2svm_mfn(_Xb, _yb, np.full(10, np.nan)), r"cost contains NaN or inf"),
+    "X nan": (lambda: l2svm_mfn(np.where(_Xb > 0, np.nan, _Xb), _yb, _cb), r"X contains NaN or inf"),
+    "sparse X inf": (lambda: l2svm_mfn(sp.csr_matrix(np.where(_Xb > 0, np.inf, _Xb)), _yb, _cb),
+                     r"X contains NaN or inf"),
+    "lam 0": (lambda: l2svm_mfn(_Xb, _yb, _cb, lam=0.0), r"lam must be > 0"),
+    "bias unknown": (lambda: l2svm_mfn(_Xb, _yb, _cb, bias="none"), r"bias must be one of"),
+    "w0 shape": (lambda: l2svm_mfn(_Xb, _yb, _cb, w0=np.zeros(4)), r"w0 must have shape \(3,\)"),
+    "b0 inf": (lambda: l2svm_mfn(_Xb, _yb, _cb, b0=np.inf), r"b0 must be finite"),
+    "X 1-D": (lambda: l2svm_mfn(_Xb[0], _yb, _cb), r"X must be 2-D"),
+    "max_iter 0": (lambda: l2svm_mfn(_Xb, _yb, _cb, max_iter=0), r"max_iter must be an integer >= 1"),
+    "K not square": (lambda: kernel_newton(_Kb[:, :-1], _yb, _cb), r"K must be a square"),
+    "K nan": (lambda: kernel_newton(np.where(_Kb > 1, np.nan, _Kb), _yb, _cb), r"K contains NaN or inf"),
+    "beta0 shape": (lambda: kernel_newton(_Kb, _yb, _cb, beta0=np.zeros(3)), r"beta0 must have shape \(10,\)"),
+    "tol 0": (lambda: kernel_newton(_Kb, _yb, _cb, tol=0.0), r"tol must be > 0"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(BAD_CALLS))
 def test_bad_inputs_raise_value_error(case):
-    with pytest.raises(ValueError):
-        BAD_CALLS[case]()
+    call, message = BAD_CALLS[case]
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 def test_sparse_kernel_matrix_is_a_type_error():
