@@ -262,3 +262,22 @@ class _FakeSplit:
     index = 0
     labeled = np.arange(50)
     unlabeled = np.arange(50, 2007)
+
+
+def test_the_table3_benchmark_warms_each_loss_up_before_its_first_cell(monkeypatch):
+    """``--table3``: the process's start-up is paid by a tiny fit per loss, not by the first cell."""
+    import s3vm_bench.harness.grid as grid
+    from benchmarks import ce
+
+    order = []
+    monkeypatch.setattr(ce, "warm_up", lambda name, params=None: (order.append(("warm", name, params["loss"])), 0.1)[1])
+    monkeypatch.setattr(grid, "execute_cell", lambda cell: (order.append(("cell", cell.dataset, cell.params["loss"])),
+                                                            {"status": "done", "cpu_seconds": 2.0, "n_binary": 1})[1])
+    lines = []
+    ce.table3(1, ("Flat", "Quadratic"), echo=lambda line, **kwargs: lines.append(line))
+    warm = [i for i, o in enumerate(order) if o[0] == "warm"]
+    assert [order[i][2] for i in warm] == ["flat", "quadratic"]
+    for i in warm:  # each loss is warmed up just before its first cell
+        assert order[i + 1][0] == "cell" and order[i + 1][2] == order[i][2]
+        assert all(o[2] != order[i][2] for o in order[:i])
+    assert len(order) - len(warm) > 2 and lines[-1].startswith("not counted: a first fit on a tiny problem per loss")
