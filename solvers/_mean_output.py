@@ -122,9 +122,10 @@ class CenteredProblem:
 
     def unlabeled_rows(self, A):
         """The rows of ``A`` at the unlabeled points: a view when they are one block of rows (the
-        protocol puts them after the labeled ones), else a copy."""
+        protocol puts them after the labeled ones) of a sparse or row-major ``A``, else the copy
+        ``A[unlabeled]`` (row-major: a product with it sums in the same order as with the view)."""
         unl = self.unlabeled
-        if unl.size and unl[-1] - unl[0] + 1 == unl.size:
+        if unl.size and unl[-1] - unl[0] + 1 == unl.size and (sp.issparse(A) or A.flags.c_contiguous):
             return A[unl[0]:unl[-1] + 1]
         return A[unl]
 

@@ -845,3 +845,8 @@ def test_the_unlabeled_rows_are_a_view_when_they_are_one_block():
         assert np.array_equal(rows, A[unl]) and np.shares_memory(rows, A) == view
         sparse_rows = CenteredProblem(labeled, unl, None, None).unlabeled_rows(sp.csr_matrix(A))
         assert np.array_equal(sparse_rows.toarray(), A[unl])
+    # column-major features (a DataFrame's values): a row-major copy, so that the products sum as
+    # with A[unlabeled]
+    rows = CenteredProblem(~np.isin(np.arange(8), np.arange(3, 8)), np.arange(3, 8), None, None).unlabeled_rows(
+        np.asfortranarray(A))
+    assert rows.flags.c_contiguous and np.array_equal(rows, A[3:])
