@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from s3vm_bench import nearest_existing
+
 from ._atomic import atomic_write
 from .paths import work_dir
 from .reference_sets import BinaryProblem, ReferenceSet, get_reference_set
@@ -45,19 +47,27 @@ def _path(file_name: str, directory=None) -> Path:
             raise ValueError(f"{own} is a folder, not a stored reference file: move it away (the shipped store is "
                              "read until the work folder has its own file)")
         return own if own.is_file() else OPTIMA_DIR / file_name
-    folder = Path(directory)
-    if folder.exists() and not folder.is_dir():  # every file in it would read as absent and fail when written
-        raise ValueError(f"{folder} is a file, not a folder of stored reference files: pass a folder")
+    folder = _store_folder(directory)
     if (folder / file_name).exists() and not (folder / file_name).is_file():
         raise ValueError(f"{folder / file_name} is a folder, not a stored reference file: move it away")
     return folder / file_name
+
+
+def _store_folder(directory) -> Path:
+    """``directory`` as a Path; ValueError if it, or the nearest of its parents that exists, is a
+    file (every store in it would read as absent and fail when written)."""
+    folder = Path(directory)
+    blocker = nearest_existing(folder)
+    if not blocker.is_dir():
+        raise ValueError(f"{folder} cannot hold stored reference files: {blocker} is a file, not a folder")
+    return folder
 
 
 def _save(store: dict, file_name: str, directory=None) -> Path:
     """Write ``store`` atomically (a temporary file renamed over the old one: never half-written),
     entries in split/class order, by default into the work folder's ``optima/`` (the shipped files
     are not written to, unless the work folder is the source checkout itself)."""
-    path = Path(directory if directory is not None else work_dir().optima) / file_name
+    path = (work_dir().optima if directory is None else _store_folder(directory)) / file_name
     store = dict(store, entries=dict(sorted(store["entries"].items(), key=lambda kv: _sort_key(kv[0]))))
     atomic_write(path, json.dumps(store, indent=1) + "\n")
     return path

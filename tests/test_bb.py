@@ -649,10 +649,14 @@ def test_a_file_or_folder_in_place_of_a_store_directory_or_file_is_refused(tmp_p
 
     plain = tmp_path / "plain.txt"
     plain.write_text("not a folder\n")
-    for load, name in ((optima.load_store, "two_moons"), (load_bounds, "g50c")):
-        with pytest.raises(ValueError, match=r"plain\.txt is a file, not a folder of stored reference files"):
-            load(name, plain)
-    with pytest.raises(ValueError, match="is a file, not a folder"):
+    refused = r"cannot hold stored reference files: .*plain\.txt is a file, not a folder"
+    for folder in (plain, plain / "sub"):
+        for load, name in ((optima.load_store, "two_moons"), (load_bounds, "g50c")):
+            with pytest.raises(ValueError, match=refused):
+                load(name, folder)
+        with pytest.raises(ValueError, match=refused):
+            optima.save_store(optima.load_store("two_moons"), folder)
+    with pytest.raises(ValueError, match=refused):
         compare("svm", ["two_moons"], 1, directory=plain, echo=lambda *a: None)
     (tmp_path / "two_moons.json").mkdir()
     with pytest.raises(ValueError, match=r"two_moons\.json is a folder, not a stored reference file"):
