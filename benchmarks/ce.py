@@ -122,7 +122,7 @@ def gemv_seconds(n: int, repeat: int = 20) -> float:
 
 
 def warm_up(name: str, params: dict | None = None) -> float:
-    """CPU seconds of one fit of solver ``name`` (with ``params``) on a tiny problem (40 points, 4
+    """CPU seconds of one fit of solver ``name`` (with ``params``) on a tiny problem (16 points, 4
     labeled), run before its timed fits.
 
     The first fit in a process also pays the process's start-up: numba's compiled functions loaded
@@ -132,9 +132,9 @@ def warm_up(name: str, params: dict | None = None) -> float:
     """
     get_solver = project("solvers").get_solver
     rng = np.random.default_rng(0)
-    X = np.r_[rng.normal(-1.0, 1.0, (20, 3)), rng.normal(1.0, 1.0, (20, 3))]
-    y = np.full(40, -1)
-    y[[0, 1, 20, 21]] = [0, 0, 1, 1]
+    X = np.r_[rng.normal(-1.0, 1.0, (8, 3)), rng.normal(1.0, 1.0, (8, 3))]
+    y = np.full(16, -1)
+    y[[0, 1, 8, 9]] = [0, 0, 1, 1]
     est = get_solver(name)(**(params or {}))
     if "sigma" in est.get_params():
         est.set_params(sigma=1.0)

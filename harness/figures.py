@@ -2,8 +2,8 @@
 
 Every figure is a function registered in :data:`FIGURES` under ``<paper><year>-fig<N>`` (the
 papers of ``../shared/papers/INDEX.md``; the registry is :mod:`harness.figure_registry`). It
-takes an output folder (and optional input paths, which the tests point at tiny fixtures) and
-writes ``<name>.png`` and ``<name>.svg``.
+takes an output folder (and optional inputs in place of the stored results it reads) and writes
+``<name>.png`` and ``<name>.svg``.
 
 Three kinds of figures, one module each:
 

@@ -47,7 +47,7 @@ This module is the one the solvers import these from and the one that declares t
 * :mod:`solvers._primal_lm` -- :func:`lm_newton` (JMLR 2008, Alg. 6).
 """
 
-# The names the solvers and the tests import from this module.
+# The names the solvers import from this module.
 from ._cholesky import CholeskyCache
 from ._primal_common import PrimalResult, _exact_line_search, _rows_product
 from ._primal_kernel import kernel_newton, kernel_newton_terms

@@ -364,7 +364,7 @@ class BruteForceResult:
 
 
 def brute_force(K, y, n_pos, C, C_star, *, max_labelings=200_000) -> BruteForceResult:
-    """The exact optimum by enumerating every balanced labeling (a test oracle for tiny problems).
+    """The exact optimum by enumerating every balanced labeling (an exact reference for tiny problems).
 
     Each labeling is scored by a cold :func:`solvers._primal.kernel_newton` solve, a code path
     independent of :func:`branch_and_bound`'s incremental updates. ``comb(u, n_pos)`` labelings:
