@@ -62,6 +62,10 @@ def _jobs(text: str) -> int:
     return value
 
 
+#: What ``--param`` values are read as (:func:`harness.run.parse_params`).
+_PARAM_VALUE = "VALUE is JSON (50, 1e-3, true, null) or True/False/None, else text"
+
+
 def _positive_float(text: str) -> float:
     """argparse type: a finite number > 0."""
     try:
@@ -120,7 +124,8 @@ def _add_run_parser(sub) -> None:
     r.add_argument("--C", type=float, help="default: JMLR 2008 Table 5")
     r.add_argument("--C-star", dest="C_star", type=float, help="default: C* = C")
     r.add_argument("--r-mode", dest="r_mode", choices=("exact", "estimated"))
-    r.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
+    r.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help=f"solver parameter (repeatable); {_PARAM_VALUE}")
     r.add_argument("--results", help="CSV the rows are appended to, each as soon as its split ends (default: "
                    "results/runs.csv of the work folder)")
     r.add_argument("--time-limit", dest="time_limit", type=_positive_float, default=3600.0,
@@ -186,7 +191,8 @@ def _add_compare_parser(sub) -> None:
                    help="reference sets (default: two_moons coil3), or g50c/text/uspst: against their stored "
                    "certified lower bounds (objective, bound, certified gap)")
     c.add_argument("--splits", type=positive_int, help="problems per set (default: all stored for the paper's count)")
-    c.add_argument("--param", action="append", metavar="NAME=VALUE", help="solver parameter (repeatable)")
+    c.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help=f"solver parameter (repeatable); {_PARAM_VALUE}")
     c.add_argument("--compute-missing", dest="compute_missing", action="store_true",
                    help="run branch and bound where no optimum is stored (and store it)")
     c.add_argument("--time-limit", dest="time_limit", type=_positive_float, help="with --compute-missing: seconds per problem")
@@ -214,7 +220,7 @@ def _add_reproduce_parser(sub) -> None:
                          "s3vm_path's). A solver that is not a column of the table (package.module:Class, path/to/file.py:Class, an entry point or "
                          "another registered name) is added as an extra column")
     rp.add_argument("--param", action="append", metavar="NAME=VALUE",
-                    help="parameter of the extra columns' solver (repeatable)")
+                    help=f"parameter of the extra columns' solver (repeatable); {_PARAM_VALUE}")
     rp.add_argument("--plan", action="store_true",
                     help="run nothing: list the cells cached and missing per table and data set, with the compute "
                          "time of the missing ones estimated from the cached cells' fit times")

@@ -23,13 +23,22 @@ from .results import COLUMNS, UnreadableTable, append_rows, is_folder_store, rea
 __all__ = ["run_solver", "parse_params", "check_results_path"]
 
 
+#: Python's spellings of the JSON constants, read as them in ``--param NAME=VALUE``.
+_PYTHON_CONSTANTS = {"True": True, "False": False, "None": None}
+
+
 def parse_params(items: list[str] | None) -> dict:
-    """``["max_iter=50", "kernel=linear"]`` -> ``{"max_iter": 50, "kernel": "linear"}`` (JSON values)."""
+    """``["max_iter=50", "kernel=linear", "anneal=False"]`` -> ``{"max_iter": 50, "kernel": "linear",
+    "anneal": False}``: a JSON value (``50``, ``1e-3``, ``true``, ``null``, ``[1, 2]``) or Python's
+    ``True``/``False``/``None``, else the text as a string."""
     out = {}
     for item in items or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"solver parameter {item!r} must look like name=value")
+        if value in _PYTHON_CONSTANTS:
+            out[key] = _PYTHON_CONSTANTS[value]
+            continue
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:

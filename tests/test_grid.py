@@ -146,6 +146,25 @@ def test_a_refused_solver_parameter_value_fails_before_any_split_runs(tmp_path, 
     assert get_solver("newton")(loss="quadratic").check_params().loss == "quadratic"
 
 
+def test_a_parameter_value_is_json_or_python_constants_else_text(tmp_path, capsys):
+    """``--param anneal=False`` (as the README writes the values) is the bool, not the text 'False'."""
+    from s3vm_bench.harness.cli import main
+    from s3vm_bench.harness.run import parse_params
+
+    assert parse_params(["anneal=False", "fixing=True", "r_tilde=None", "tol=1e-3", "max_iter=50", "kernel=linear",
+                         "lookahead=false", "loss=None-such"]) == {
+        "anneal": False, "fixing": True, "r_tilde": None, "tol": 1e-3, "max_iter": 50, "kernel": "linear",
+        "lookahead": False, "loss": "None-such"}
+    plans = []
+    for value in ("False", "false"):  # the same cells planned (JMLR 2008 Table 12 has them)
+        assert main(["reproduce", "jmlr2008-table3", "--solvers", "cccp", "--param", f"anneal={value}", "--plan",
+                     "--out", str(tmp_path / "work")]) == 0
+        captured = capsys.readouterr()
+        assert captured.err == ""
+        plans.append(captured.out)
+    assert plans[0] == plans[1]
+
+
 @pytest.fixture
 def fresh_versions():
     """Clear the memoized declared versions before and after a test that changes one."""
