@@ -504,12 +504,25 @@ _SPECS = [
 CATALOG: dict[str, DatasetSpec] = {s.name: s for s in _SPECS}
 _ALIASES = {a: s.name for s in _SPECS for a in s.aliases}
 
+#: Names of the synthetic generators (:mod:`data_registry.synthetic`) that are not stored data
+#: sets, and what they are.
+_GENERATED = {
+    "two_moons": "NIPS 2006's two moons, drawn by data_registry.two_moons(seed): a reference set of `compare`, "
+                 "`optima` and `s3vm-bench demo` (nips2006-table1); the stored data set '2moons' is JMLR 2008's "
+                 "200-point two moons, another set",
+    "two_circles": "two circles drawn by data_registry.two_circles(seed): a reference set of `compare` and `optima`",
+    "g50c_like": "data drawn like g50c by data_registry.g50c_like(seed); the stored data set is 'g50c'",
+}
+
 
 def get_spec(name: str) -> DatasetSpec:
     """Look a data set up by name or alias; unknown names raise with a close-match suggestion."""
     if not isinstance(name, str):
         raise TypeError(f"data set name must be a str, got {type(name).__name__}")
     key = _ALIASES.get(name, name)
+    if key in _GENERATED:
+        raise ValueError(f"{name!r} is not a stored data set: it is {_GENERATED[key]}. `s3vm-bench data list` shows "
+                         "the stored ones.")
     if key not in CATALOG:
         hint = did_you_mean(name, list(CATALOG) + list(_ALIASES))
         raise ValueError(f"unknown data set {name!r}.{hint} `s3vm-bench data list` shows them all.")

@@ -49,6 +49,12 @@ def test_data_fetch_errors(capsys, tmp_path, monkeypatch, data_env):
     assert main(["data", "fetch", "coil3", "g5oc"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: unknown data set 'g5oc'. Did you mean 'g50c'?")
+    # NIPS 2006's generated two moons is not the stored 2moons, which a close-match hint would offer
+    assert main(["data", "fetch", "two_moons"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 'two_moons' is not a stored data set: it is NIPS 2006's two moons")
+    assert "Did you" not in err
+    assert "the stored data set '2moons' is JMLR 2008's 200-point two moons, another set" in err
     assert not (tmp_path / "cache").exists()  # coil3 was not fetched either
     monkeypatch.setenv("S3VM_DATA_DIR", str(data_env))
     assert main(["data", "fetch"]) == 2
