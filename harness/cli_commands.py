@@ -115,7 +115,8 @@ def demo_command(args) -> int:
         if cls().get_params().get("kernel") != "rbf":
             continue
         extra.append(Config(name, name))
-    spec = dataclasses.replace(base, configs=base.configs + tuple(extra), quick_splits=args.realizations)
+    spec = dataclasses.replace(base, configs=base.configs + tuple(extra), quick_splits=args.realizations,
+                               command=f"s3vm-bench demo --realizations {args.realizations}")
     out_dir = work_dir(args.out).demo
     from .run import check_results_path
 

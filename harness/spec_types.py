@@ -98,6 +98,9 @@ class TableSpec:
         ``<key>.csv`` and returns the report cells, in place of ``aggregate`` and the common report.
         Its cells carry no settings (the protocol holds its grid) and take no extra columns
         (``reproduce --solvers``). Empty: the common report.
+    command : str
+        The command named in the report as the one that regenerates it. Empty: ``s3vm-bench
+        reproduce <key>`` (with ``--quick`` for a quick run).
     """
 
     key: str
@@ -120,6 +123,7 @@ class TableSpec:
     stored_optima_of: str = "BB"
     no_paper_rows: tuple = ()
     report: str = ""
+    command: str = ""
 
     @property
     def paper(self) -> str:
