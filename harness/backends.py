@@ -11,7 +11,17 @@ import logging
 import os
 import warnings
 
-__all__ = ["iter_results"]
+__all__ = ["iter_results", "one_line_warning"]
+
+#: The warning format a worker process starts with.
+_DEFAULT_FORMAT = warnings.formatwarning
+
+
+def one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """A warning as the command line shows it: ``warning: <message>`` on one line (the default
+    format adds the file, the line number and the source line of the code that warned). When it
+    is the format of the process that runs the cells, their worker processes use it too."""
+    return f"warning: {message}\n"
 
 
 def iter_results(todo, n_jobs, backend, scheduler, time_limit):
@@ -36,14 +46,15 @@ def iter_results(todo, n_jobs, backend, scheduler, time_limit):
         A cell and its row.
     """
     env = {k: v for k, v in os.environ.items() if k.startswith("S3VM_DATA")}
+    one_line = warnings.formatwarning is one_line_warning  # the workers warn as this process does
     if backend == "sequential" or (backend == "loky" and n_jobs == 1 and not time_limit):
         yield from _in_process(todo, time_limit)
     elif backend == "loky" and n_jobs == 1:
         yield from _one_by_one_isolated(todo, time_limit, env)
     elif backend == "loky":
-        yield from _loky(todo, n_jobs, time_limit, env)
+        yield from _loky(todo, n_jobs, time_limit, env, one_line)
     elif backend == "dask":
-        yield from _dask(todo, n_jobs, scheduler, time_limit, env)
+        yield from _dask(todo, n_jobs, scheduler, time_limit, env, one_line)
     else:
         raise ValueError(f"backend must be 'loky', 'dask' or 'sequential', got {backend!r}")
 
@@ -75,7 +86,7 @@ def _one_by_one_isolated(todo, time_limit, env):
         yield cell, run_isolated(cell, time_limit, env)
 
 
-def _loky(todo, n_jobs, time_limit, env):
+def _loky(todo, n_jobs, time_limit, env, one_line):
     """Run the cells on ``n_jobs`` joblib (loky) workers; after a worker's death, the rest one by one."""
     from joblib import Parallel, delayed
 
@@ -84,7 +95,7 @@ def _loky(todo, n_jobs, time_limit, env):
     par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     finished = set()
     try:
-        for cell, row in par(delayed(_execute_pair)(c, time_limit, env) for c in todo):
+        for cell, row in par(delayed(_execute_pair)(c, time_limit, env, one_line) for c in todo):
             finished.add(cell.key())
             yield cell, row
     except TerminatedWorkerError as exc:
@@ -98,7 +109,7 @@ def _loky(todo, n_jobs, time_limit, env):
         yield from _one_by_one_isolated(rest, time_limit, env)
 
 
-def _dask(todo, n_jobs, scheduler, time_limit, env):
+def _dask(todo, n_jobs, scheduler, time_limit, env, one_line):
     """Run the cells on a dask.distributed cluster (``scheduler``, or a local one of ``n_jobs`` workers).
 
     A cell whose workers die -- a crash, or the watchdog of :func:`harness.isolate.wall_guard` on a
@@ -133,7 +144,7 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
                              "a running one, tcp://host:port") from None
     # Workers started elsewhere do not have this process's data location: it goes with each cell.
     try:
-        futures = {client.submit(_execute_pair, c, time_limit, env, pure=False): c for c in todo}
+        futures = {client.submit(_execute_pair, c, time_limit, env, one_line, pure=False): c for c in todo}
         for fut in as_completed(futures):
             cell = futures[fut]
             try:
@@ -152,10 +163,12 @@ def _dask(todo, n_jobs, scheduler, time_limit, env):
             cluster.close()
 
 
-def _execute_pair(cell, time_limit, env):
-    """``(cell, row)``: the cell run in a worker process, its data location ``env`` set first."""
+def _execute_pair(cell, time_limit, env, one_line=False):
+    """``(cell, row)``: the cell run in a worker process, its data location ``env`` set first, its
+    warnings shown on one line if ``one_line`` (:func:`one_line_warning`)."""
     # Reused loky workers keep the environment they started with: pass the data location.
     os.environ.update(env)
+    warnings.formatwarning = one_line_warning if one_line else _DEFAULT_FORMAT
     from . import grid
     from .isolate import wall_guard
 

@@ -31,6 +31,7 @@ import threading
 import warnings
 
 from . import cli_commands as commands
+from .backends import one_line_warning
 from .paths import DEFAULT_WORK_DIR, ENV_VAR, check_writable_folder, work_dir
 
 __all__ = ["main", "build_parser", "positive_int"]
@@ -403,16 +404,10 @@ def _report_interrupt(exc: KeyboardInterrupt) -> int:
     return status
 
 
-def _format_warning(message, category, filename, lineno, line=None) -> str:
-    """A warning as the command line shows it: ``warning: <message>`` on one line (the default
-    format adds the file, the line number and the source line of the code that warned)."""
-    return f"warning: {message}\n"
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``s3vm-bench`` console script."""
     default_format = warnings.formatwarning
-    warnings.formatwarning = _format_warning
+    warnings.formatwarning = one_line_warning  # in the cells' worker processes too
     try:
         with _stop_signals_interrupt():
             return _main(argv)

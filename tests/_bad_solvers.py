@@ -73,3 +73,13 @@ class Waiter(SVM):
         Path(os.environ["WAITER_PID_DIR"], str(os.getpid())).touch()
         while True:
             time.sleep(0.05)
+
+
+class Warner(SVM):
+    """Warns in fit (from the worker process that runs its cell)."""
+
+    def fit(self, X, y):
+        import warnings
+
+        warnings.warn(f"deliberate warning from a worker ({type(self).__name__})", UserWarning)
+        return super().fit(X, y)

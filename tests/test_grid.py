@@ -1,5 +1,6 @@
 """The grid runner: cache and resume, failures and time limits, joblib and dask backends."""
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -753,6 +754,32 @@ def test_a_dying_or_stuck_worker_fails_its_cell_and_the_run_goes_on(data_env, tm
     assert [r["status"] for r in rows] == ["done", "timeout", "timeout", "failed", "done"]
     assert "hard wall-clock limit" in rows[1]["error"] and "hard wall-clock limit" in rows[2]["error"]
     assert "SIGKILL" in rows[3]["error"] and rows[3]["dataset"] == "2moons" and rows[3]["split"] == 0
+
+
+@pytest.mark.parametrize("one_line", [True, False])
+def test_worker_processes_show_warnings_as_the_command_does(one_line, data_env, tmp_path):
+    """Under the command line (one-line warnings), a cell's warning in a loky worker is one line too,
+    not the default format with the file, line and source line of the code that warned. (A process
+    of its own: loky's reused workers would keep writing to an earlier test's captured stderr.)"""
+    code = ("import sys, warnings\n"
+            "from s3vm_bench.harness.backends import one_line_warning\n"
+            "from s3vm_bench.harness.grid import Cell, run_cells\n"
+            f"if {one_line}:\n"
+            "    warnings.formatwarning = one_line_warning\n"
+            "cells = [Cell('toy', '2moons', 'tests._bad_solvers:Warner', k, n_splits=2) for k in (0, 1)]\n"
+            "rows = run_cells(cells, sys.argv[1], n_jobs=2, progress=False)\n"
+            "assert [r['status'] for r in rows] == ['done', 'done'], rows\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "cache")], capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 0, proc.stderr
+    message = "deliberate warning from a worker (Warner)"
+    lines = [line for line in proc.stderr.splitlines() if message in line]
+    assert lines
+    if one_line:
+        assert all(line == f"warning: {message}" for line in lines)
+        assert "warnings.warn(" not in proc.stderr and "_bad_solvers.py" not in proc.stderr
+    else:  # Python's default format, whose second line is the source line that warned
+        assert any(line.endswith(f"UserWarning: {message}") for line in lines) and "_bad_solvers.py" in proc.stderr
 
 
 def test_an_isolated_cell_is_killed_past_its_limit_and_its_death_is_recorded(data_env):
