@@ -105,7 +105,9 @@ class Dataset:
     def summary(self) -> str:
         """One paragraph: shape, sparsity, classes and provenance."""
         kind = f"sparse CSR (nnz {self.X.nnz})" if self.is_sparse else "dense"
-        counts = ", ".join(f"{k}: {v}" for k, v in self.class_counts().items())
+        # label k of y (0..K-1) and the class's name, where they differ
+        counts = ", ".join(f"{name}: {v}" if name == str(k) else f"{k} = {name!r}: {v}"
+                           for k, (name, v) in enumerate(self.class_counts().items()))
         test = f"; test set {self.X_test.shape[0]} points" if self.X_test is not None else ""
         splits = "".join(f"; {v[0].shape[0]} fixed splits with l={k}" for k, v in self.splits.items())
         return (f"{self.name}: {self.n_samples} x {self.n_features} {kind}, {self.n_classes} classes "

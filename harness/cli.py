@@ -94,6 +94,12 @@ def _out_option(parser, what: str = "") -> None:
                         + (f"; {what}" if what else ""))
 
 
+def _name_commands(subparsers) -> None:
+    """Name the subcommands (``{list,fetch,info}``) where a missing one is reported, not the internal
+    ``dest`` (argparse: "the following arguments are required: data_command")."""
+    subparsers.metavar = "{" + ",".join(subparsers.choices) + "}"
+
+
 def _add_data_parser(sub) -> None:
     """Add ``data list``, ``data fetch`` and ``data info``: the data sets of :mod:`data_registry`."""
     data = sub.add_parser("data", help="list, fetch and describe the data sets")
@@ -106,6 +112,7 @@ def _add_data_parser(sub) -> None:
     i = dsub.add_parser("info", help="load one data set and describe it")
     i.add_argument("name", metavar="NAME")
     i.set_defaults(func=commands.data_info_command)
+    _name_commands(dsub)
 
 
 #: How a solver is named on the command line (solvers.get_solver).
@@ -182,6 +189,7 @@ def _add_optima_parser(sub) -> None:
     _out_option(osh, "the stores of its optima/ are shown once it has them (as optima build --out writes them), the "
                 "shipped ones until then")
     osh.set_defaults(func=commands.optima_show_command)
+    _name_commands(osub)
 
 
 def _add_compare_parser(sub) -> None:
@@ -298,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reproduce_parser(sub)
     _add_figures_parser(sub)
     _add_demo_parser(sub)
+    _name_commands(sub)
     return p
 
 

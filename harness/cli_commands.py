@@ -273,7 +273,11 @@ def optima_show_command(args) -> int:
     try:
         store = load_store(args.set)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        from .optima_store import BOUND_SETS
+
+        hint = (f"; {args.set} has certified lower bounds: `s3vm-bench optima show {args.set} --bounds`"
+                if args.set in BOUND_SETS else "")
+        print(f"error: {exc}{hint}", file=sys.stderr)
         return 2
     entries = store["entries"]
     print(f"{store['set']}: {store['description']} ({store['paper']}); settings {store['settings']}")

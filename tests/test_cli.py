@@ -41,6 +41,25 @@ def test_data_fetch_and_info(capsys, data_env):
     out = capsys.readouterr().out
     assert "g50c: 550 x 50 dense" in out and "10 fixed splits with l=50" in out
     assert "JMLR 2008 Table 4" in out
+    # y holds 0 and 1; the class names "-1" and "+1" are not the labels
+    assert "2 classes (0 = '-1': 275, 1 = '+1': 275)" in out
+
+
+def test_a_missing_subcommand_is_named_by_its_choices(capsys):
+    """Not by argparse's internal destination ("required: data_command")."""
+    for argv, choices in (([], "{data,run,optima,compare,reproduce,figures,demo}"), (["data"], "{list,fetch,info}"),
+                          (["optima"], "{build,show}")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        last = capsys.readouterr().err.splitlines()[-1]
+        assert last.endswith(f"error: the following arguments are required: {choices}")
+
+
+def test_optima_show_of_a_bound_set_points_to_bounds(capsys):
+    assert main(["optima", "show", "g50c"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith(
+        "; g50c has certified lower bounds: `s3vm-bench optima show g50c --bounds`")
 
 
 def test_data_fetch_errors(capsys, tmp_path, monkeypatch, data_env):
