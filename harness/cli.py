@@ -126,7 +126,8 @@ def _add_run_parser(sub) -> None:
     r.add_argument("--solver", required=True, help=SOLVER_NAME_HELP)
     r.add_argument("--dataset", required=True)
     r.add_argument("--splits", type=positive_int, default=10, help="number of splits (default 10)")
-    r.add_argument("--protocol", default="jmlr2008", help="split protocol (default jmlr2008)")
+    r.add_argument("--protocol", default="jmlr2008",
+                   help="split protocol: jmlr2008 (default), icml2006, icml2013 or sigir2006")
     r.add_argument("--kernel", choices=("rbf", "linear"))
     r.add_argument("--sigma", type=float, help="default: JMLR 2008 Table 5")
     r.add_argument("--C", type=float, help="default: JMLR 2008 Table 5")
@@ -219,7 +220,8 @@ def _add_reproduce_parser(sub) -> None:
     rp.add_argument("tables", nargs="*", metavar="TABLE", help="e.g. jmlr2008-table8 (see --list)")
     rp.add_argument("--all", action="store_true", help="every table with a spec")
     rp.add_argument("--list", action="store_true", help="list the tables and exit")
-    rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count): a smoke run")
+    rp.add_argument("--quick", action="store_true", help="fewer splits (each spec's quick count), run and reported: a "
+                    "smoke run, whose report covers those splits only")
     rp.add_argument("--splits", type=positive_int, help="run at most the first N splits of each table (the report also "
                     "reads the other splits of the table already in the cache)")
     rp.add_argument("--datasets", nargs="+", metavar="NAME", help="only the rows of these data sets")
@@ -232,7 +234,7 @@ def _add_reproduce_parser(sub) -> None:
                     help=f"parameter of the extra columns' solver (repeatable); {_PARAM_VALUE}")
     rp.add_argument("--plan", action="store_true",
                     help="run nothing: list the cells cached and missing per table and data set, with the compute "
-                         "time of the missing ones estimated from the cached cells' fit times")
+                         "time of the missing ones estimated from the cached cells' measured CPU times")
     rp.add_argument("--verify", type=positive_int, metavar="N",
                     help="rerun N cached cells drawn at random (without the cache) and compare them with their "
                          "stored results; runs nothing else and writes nothing (exit status 1 if one differs)")
@@ -274,8 +276,8 @@ def _add_figures_parser(sub) -> None:
     fg.add_argument("--make-data", dest="make_data", nargs="+", metavar="NAME",
                     help="first compute these stored inputs of the figures (harness.figure_data.DATA: jmlr2008-fig1, "
                          "icml2006-fig4, jmlr2008-fig9, jmlr2008-fig10, sigir2006-curves, icml2013-fig6) into "
-                         "reports/ of the work folder, from which the figures are then drawn; seconds to half an "
-                         "hour each, the experiments resumable")
+                         "reports/ of the work folder, from which the figures named (or --all) are drawn; seconds "
+                         "to half an hour each, the experiments resumable")
     fg.add_argument("--only", metavar="PREFIX",
                     help="with --make-data: run only the experiment cells whose key starts with PREFIX (e.g. "
                          "'Newton/', 'D1/'), to split a run over processes; a run without it collects the cells")
