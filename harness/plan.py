@@ -231,11 +231,13 @@ def _hours(seconds: float) -> str:
 
 def format_plan(rows, total, n_cores: int = 1) -> str:
     """The plan as a plain-text table with a total line (and a wall-time guess on ``n_cores``)."""
-    lines = [f"{'table':18} {'data set':12} {'cells':>6} {'cached':>6} {'missing':>7} {'measured':>9} "
+    tw = max([18] + [len(r.table) for r in rows])  # columns as wide as their longest name
+    dw = max([12] + [len(r.dataset) for r in rows])
+    lines = [f"{'table':{tw}} {'data set':{dw}} {'cells':>6} {'cached':>6} {'missing':>7} {'measured':>9} "
              f"{'est. compute':>12}"]
     for r in rows:
         est = _hours(r.est_seconds) + (f" +{r.unestimated}?" if r.unestimated else "")
-        lines.append(f"{r.table:18} {r.dataset:12} {r.cells:6d} {r.cached:6d} {r.missing:7d} "
+        lines.append(f"{r.table:{tw}} {r.dataset:{dw}} {r.cells:6d} {r.cached:6d} {r.missing:7d} "
                      f"{_hours(r.done_seconds):>9} {est:>12}")
     lines.append(f"total (distinct cells): {total['cells']} cells, {total['cached']} cached "
                  f"({_hours(total['done_seconds'])} of compute measured), {total['missing']} missing; "

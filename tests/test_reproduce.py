@@ -868,3 +868,20 @@ def test_reproduce_from_python_checks_where_it_writes_before_any_cell_runs(where
         reproduce(["jmlr2008-table8"], datasets=["g50c"], n_splits=1, solvers=["svm_balanced"], read_table=False,
                   n_jobs=1, backend="sequential", progress=False, echo=lambda m: None, **kw)
     assert ran == []
+
+
+def test_the_plan_table_stays_aligned_with_long_names():
+    """Each column starts at the same place on every line, however long a table or data set name."""
+    from s3vm_bench.harness.plan import PlanRow, format_plan
+
+    rows = [PlanRow("sigir2006-table9", "news-autos-motorcycles", 4, 4, 0, 13.0, 0.0),
+            PlanRow("jmlr2008-table3", "g50c", 20, 18, 2, 10.0, 5.0),
+            PlanRow("a-table-with-a-long-name", "2moons", 10, 10, 0, 1.0, 0.0)]
+    total = {"cells": 34, "cached": 32, "missing": 2, "done_seconds": 24.0, "est_seconds": 5.0, "unestimated": 0}
+    lines = format_plan(rows, total).splitlines()[:4]
+    for header in ("data set", "cells", "est. compute"):
+        start = lines[0].index(header)
+        assert all(line[start - 1] == " " for line in lines[1:]), lines
+    assert [line.index(name) for line, name in zip(lines[1:], ("news-autos", "g50c", "2moons"))] == \
+        [lines[0].index("data set")] * 3
+    assert len({len(line) for line in lines}) == 1  # right-aligned numbers end together
