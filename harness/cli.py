@@ -94,6 +94,26 @@ def _out_option(parser, what: str = "") -> None:
                         + (f"; {what}" if what else ""))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose message for a missing positional argument says where it may have
+    gone when an option that takes several values was given (``--datasets a b`` takes every word
+    after it)."""
+
+    _words: list = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message):
+        given = [option for action in self._actions if action.nargs in ("+", "*")
+                 for option in action.option_strings if option in self._words]
+        if message.startswith("the following arguments are required") and given:
+            message += (f"; {given[0]} takes every word after it: put this argument before the options that take "
+                        "several values")
+        super().error(message)
+
+
 def _name_commands(subparsers) -> None:
     """Name the subcommands (``{list,fetch,info}``) where a missing one is reported, not the internal
     ``dest`` (argparse: "the following arguments are required: data_command")."""
@@ -298,7 +318,7 @@ def _add_demo_parser(sub) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``s3vm-bench``: one subparser per subcommand, each with its handler
     (:mod:`harness.cli_commands`) as ``func``."""
-    p = argparse.ArgumentParser(prog="s3vm-bench", description="Semi-supervised SVM benchmark suite.")
+    p = _Parser(prog="s3vm-bench", description="Semi-supervised SVM benchmark suite.")
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     _add_data_parser(sub)

@@ -357,7 +357,12 @@ def reproduce_command(args) -> int:
         return 0
     keys = list(SPECS) if args.all else args.tables
     if not keys:
-        print("error: name at least one table (see --list), or --all", file=sys.stderr)
+        swallowed = [f"{name} (read as a value of {option})" for option, names in
+                     (("--datasets", args.datasets), ("--solvers", args.solvers)) for name in names or ()
+                     if name in SPECS]
+        hint = (f"; {', '.join(swallowed)}: name the tables before the options that take several values"
+                if swallowed else "")
+        print(f"error: name at least one table (see --list), or --all{hint}", file=sys.stderr)
         return 2
     try:
         wd = work_dir(args.out)

@@ -600,3 +600,20 @@ def test_the_suites_number_and_folder_rules(tmp_path):
     a_file.write_text("x")
     assert nearest_existing(tmp_path / "new" / "deeper") == tmp_path
     assert nearest_existing(a_file / "sub") == a_file and not nearest_existing(a_file / "sub").is_dir()
+
+
+def test_a_positional_taken_by_a_several_values_option_is_pointed_out(capsys, tmp_path):
+    """``--datasets two_moons s3vm_light`` takes the solver as a data set: the error says so."""
+    with pytest.raises(SystemExit) as stop:
+        main(["compare", "--datasets", "two_moons", "s3vm_light"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.rstrip().endswith(
+        "required: solver; --datasets takes every word after it: put this argument before the options that take "
+        "several values")
+    with pytest.raises(SystemExit):
+        main(["compare"])
+    assert capsys.readouterr().err.rstrip().endswith("required: solver")  # no such option given: no hint
+    assert main(["reproduce", "--datasets", "g50c", "jmlr2008-table8", "--out", str(tmp_path / "work")]) == 2
+    assert capsys.readouterr().err == (
+        "error: name at least one table (see --list), or --all; jmlr2008-table8 (read as a value of --datasets): "
+        "name the tables before the options that take several values\n")
